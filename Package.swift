@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One C target carries every C header we use: importing libevent and nghttp2 through
+// separate system-library modules defines glibc's fd_set twice on a clean build.
+let cSystem: Target.Dependency = "CSystem"
+
+let package = Package(
+    name: "PushRelay",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pushrelay", targets: ["PushRelayCommand"]),
+    ],
+    targets: [
+        .target(
+            name: "CSystem",
+            linkerSettings: [
+                .linkedLibrary("event_core"), .linkedLibrary("event_extra"),
+                .linkedLibrary("event_pthreads"), .linkedLibrary("event_openssl"),
+                .linkedLibrary("nghttp2"), .linkedLibrary("pq"),
+                .linkedLibrary("ssl"), .linkedLibrary("crypto"),
+            ]
+        ),
+        // Logging, configuration, JSON errors: the small value types every module shares.
+        .target(name: "RelayCore", dependencies: [cSystem]),
+        // Secret hashing, sealing at rest, key and certificate checks (OpenSSL).
+        .target(name: "RelayCrypto", dependencies: [cSystem, "RelayCore"]),
+        // libevent evhttp server: one event loop per thread, router, deferred replies.
+        .target(name: "HTTPServer", dependencies: [cSystem, "RelayCore"]),
+        // libpq connection pool, migrations, the embedded PostgreSQL cluster.
+        .target(name: "PostgresStore", dependencies: [cSystem, "RelayCore"],
+                plugins: ["EmbedMigrations"]),
+        // APNs provider client: HTTP/2 (nghttp2) over TLS (OpenSSL), JWT, pools.
+        .target(name: "APNSClient", dependencies: [cSystem, "RelayCore"]),
+        // An APNs look-alike to develop, test and benchmark against.
+        .target(name: "APNSSimulator", dependencies: [cSystem, "RelayCore"]),
+        // The REST API: admin routes, JPush v3 routes, authentication.
+        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore"]),
+        .executableTarget(name: "PushRelayCommand", dependencies: [
+            "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator",
+        ]),
+
+        // Turns migrations/*.sql into Swift source, so the binary carries its schema.
+        .executableTarget(name: "EmbedMigrationsTool", path: "Plugins/EmbedMigrationsTool"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
+
+        .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
+        .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayCore"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayCore"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "RelayCore"]),
+        .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "RelayCore"]),
+        .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),
+        .testTarget(name: "RelayAPITests", dependencies: [
+            "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// APNSClient: work in progress.

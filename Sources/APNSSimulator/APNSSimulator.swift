@@ -1,0 +1,1 @@
+// APNSSimulator: work in progress.

@@ -1,0 +1,4 @@
+#ifndef CSYSTEM_APNS_CLIENT_H
+#define CSYSTEM_APNS_CLIENT_H
+
+#endif

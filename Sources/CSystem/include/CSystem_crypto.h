@@ -1,0 +1,4 @@
+#ifndef CSYSTEM_CRYPTO_H
+#define CSYSTEM_CRYPTO_H
+
+#endif

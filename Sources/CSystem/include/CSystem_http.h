@@ -1,0 +1,4 @@
+#ifndef CSYSTEM_HTTP_H
+#define CSYSTEM_HTTP_H
+
+#endif

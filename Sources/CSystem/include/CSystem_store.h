@@ -1,0 +1,4 @@
+#ifndef CSYSTEM_STORE_H
+#define CSYSTEM_STORE_H
+
+#endif

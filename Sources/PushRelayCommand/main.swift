@@ -1,0 +1,2 @@
+import RelayAPI
+print("pushrelay")

@@ -1,0 +1,1 @@
+// RelayAPI: work in progress.

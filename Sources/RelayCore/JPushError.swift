@@ -1,0 +1,56 @@
+import Foundation
+
+/// A failure as JPush reports it: an HTTP status and `{"error":{"code":N,"message":"…"}}`.
+///
+/// JPush's server SDKs parse every non-200 body as this shape, so every error the relay
+/// answers, from any route, is one of these.
+public struct JPushError: Error, Sendable, Equatable {
+    public var status: Int
+    public var code: Int
+    public var message: String
+    /// Push errors may name the message they are about.
+    public var msgID: String?
+
+    public init(status: Int, code: Int, message: String, msgID: String? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.msgID = msgID
+    }
+
+    /// The JSON body, e.g. `{"error":{"code":1004,"message":"…"}}`.
+    public var body: [UInt8] {
+        var object: [String: Any] = ["error": ["code": code, "message": message]]
+        if let msgID { object["msg_id"] = msgID }
+        // Encoding a dictionary of strings and integers cannot fail.
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return [UInt8](data)
+    }
+}
+
+extension JPushError {
+    public static func internalError(_ message: String = "internal error") -> JPushError {
+        JPushError(status: 500, code: 1000, message: message)
+    }
+    public static func methodNotAllowed(_ message: String = "method not allowed") -> JPushError {
+        JPushError(status: 405, code: 1001, message: message)
+    }
+    public static func missingParameter(_ message: String) -> JPushError {
+        JPushError(status: 400, code: 1002, message: message)
+    }
+    public static func illegalValue(_ message: String) -> JPushError {
+        JPushError(status: 400, code: 1003, message: message)
+    }
+    public static func authenticationFailed(_ message: String = "authentication failed") -> JPushError {
+        JPushError(status: 401, code: 1004, message: message)
+    }
+    public static func bodyTooLarge(_ message: String) -> JPushError {
+        JPushError(status: 413, code: 1005, message: message)
+    }
+    public static func notFound(_ message: String = "no such API") -> JPushError {
+        JPushError(status: 404, code: 7010, message: message)
+    }
+    public static func storageUnavailable(_ message: String = "storage unavailable, try again") -> JPushError {
+        JPushError(status: 503, code: 1030, message: message)
+    }
+}

@@ -1,0 +1,1 @@
+// RelayCrypto: work in progress.
