@@ -1,0 +1,101 @@
+import Foundation
+
+/// Everything `pushrelay serve` reads from `PUSHRELAY_*` environment variables.
+///
+/// Parsing is pure (an environment dictionary in, a value or a clear error out), so every
+/// default and every rejection is tested without touching the process environment.
+public struct RelayConfiguration: Sendable, Equatable {
+    public var listenHost: String = "127.0.0.1"
+    public var listenPort: Int = 8080
+    public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// A libpq connection string; nil means "start the embedded cluster under `dataDirectory`".
+    public var databaseURL: String?
+    public var dataDirectory: String = "./.pushrelay"
+    public var databasePoolSize: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    public var logLevel: Logger.Level = .info
+    public var adminToken: String?
+    public var secretKey: String?
+    public var maxBodySize: Int = 1 << 20
+    /// How long a verified (app_key, master secret) pair skips the slow hash.
+    public var authCacheSeconds: Int = 60
+
+    public init() {}
+
+    public struct Error: Swift.Error, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The variables `parse` reads, each with its meaning, for `pushrelay help` and the README.
+    public static let variables: [(name: String, meaning: String)] = [
+        ("PUSHRELAY_LISTEN", "host:port the API listens on (default 127.0.0.1:8080)"),
+        ("PUSHRELAY_THREADS", "HTTP event-loop threads (default: one per core)"),
+        ("PUSHRELAY_DATABASE_URL", "libpq connection string; unset starts a private cluster in the data directory"),
+        ("PUSHRELAY_DATA_DIR", "data directory (default ./.pushrelay)"),
+        ("PUSHRELAY_DB_POOL_SIZE", "PostgreSQL connections (default max(4, 2 × cores))"),
+        ("PUSHRELAY_LOG_LEVEL", "trace, debug, info, notice, warning, error (default info)"),
+        ("PUSHRELAY_ADMIN_TOKEN", "admin API bearer token; unset: generated once into <data dir>/admin-token"),
+        ("PUSHRELAY_SECRET_KEY", "32-byte key (64 hex chars or base64) sealing APNs credentials; unset: <data dir>/secret.key"),
+        ("PUSHRELAY_MAX_BODY_SIZE", "largest request body in bytes (default 1048576)"),
+        ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the slow hash (default 60)"),
+    ]
+
+    public static func parse(_ environment: [String: String]) throws(Error) -> RelayConfiguration {
+        var configuration = RelayConfiguration()
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        func positive(_ name: String, _ raw: String, max: Int = Int.max) throws(Error) -> Int {
+            guard let number = Int(raw), number > 0, number <= max else {
+                throw Error(description: "\(name) must be a whole number from 1 to \(max), got \"\(raw)\"")
+            }
+            return number
+        }
+        if let listen = value("PUSHRELAY_LISTEN") {
+            (configuration.listenHost, configuration.listenPort) = try parseListen(listen)
+        }
+        if let raw = value("PUSHRELAY_THREADS") { configuration.threads = try positive("PUSHRELAY_THREADS", raw, max: 256) }
+        configuration.databaseURL = value("PUSHRELAY_DATABASE_URL")
+        if let raw = value("PUSHRELAY_DATA_DIR") { configuration.dataDirectory = raw }
+        if let raw = value("PUSHRELAY_DB_POOL_SIZE") { configuration.databasePoolSize = try positive("PUSHRELAY_DB_POOL_SIZE", raw, max: 1000) }
+        if let raw = value("PUSHRELAY_LOG_LEVEL") {
+            guard let level = Logger.Level(name: raw) else {
+                throw Error(description: "PUSHRELAY_LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical; got \"\(raw)\"")
+            }
+            configuration.logLevel = level
+        }
+        configuration.adminToken = value("PUSHRELAY_ADMIN_TOKEN")
+        if let token = configuration.adminToken, token.utf8.count < 16 {
+            throw Error(description: "PUSHRELAY_ADMIN_TOKEN must be at least 16 characters")
+        }
+        configuration.secretKey = value("PUSHRELAY_SECRET_KEY")
+        if let raw = value("PUSHRELAY_MAX_BODY_SIZE") { configuration.maxBodySize = try positive("PUSHRELAY_MAX_BODY_SIZE", raw, max: 1 << 30) }
+        if let raw = value("PUSHRELAY_AUTH_CACHE_SECONDS") {
+            guard let seconds = Int(raw), seconds >= 0, seconds <= 3600 else {
+                throw Error(description: "PUSHRELAY_AUTH_CACHE_SECONDS must be a whole number from 0 to 3600, got \"\(raw)\"")
+            }
+            configuration.authCacheSeconds = seconds
+        }
+        return configuration
+    }
+
+    /// `host:port`, `[v6]:port` or `:port` (all interfaces of IPv4).
+    static func parseListen(_ raw: String) throws(Error) -> (String, Int) {
+        let invalid = Error(description: "PUSHRELAY_LISTEN must be host:port (e.g. 127.0.0.1:8080 or [::1]:8080), got \"\(raw)\"")
+        var host: Substring
+        var portText: Substring
+        if raw.hasPrefix("[") {
+            guard let close = raw.firstIndex(of: "]"), raw[raw.index(after: close)...].hasPrefix(":") else { throw invalid }
+            host = raw[raw.index(after: raw.startIndex)..<close]
+            portText = raw[raw.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = raw.lastIndex(of: ":") else { throw invalid }
+            host = raw[..<colon]
+            portText = raw[raw.index(after: colon)...]
+            if host.contains(":") { throw invalid }
+        }
+        if host.isEmpty { host = "0.0.0.0" }
+        guard let port = Int(portText), (0...65535).contains(port) else { throw invalid }
+        return (String(host), port)
+    }
+}
