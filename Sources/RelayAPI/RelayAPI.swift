@@ -1,1 +1,82 @@
-// RelayAPI: work in progress.
+import Foundation
+import HTTPServer
+import PostgresStore
+import RelayCore
+import RelayCrypto
+
+/// What the routes need, built once by `pushrelay serve`.
+public struct RelayAPIDependencies: Sendable {
+    public var pool: PostgresPool
+    public var secretBox: SecretBox
+    public var adminToken: String
+    public var logger: Logger
+    public var authCacheTTL: Duration
+    /// The schema `/readyz` expects to find applied.
+    public var migrations: [Migration]
+
+    public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
+                authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
+        self.pool = pool
+        self.secretBox = secretBox
+        self.adminToken = adminToken
+        self.logger = logger
+        self.authCacheTTL = authCacheTTL
+        self.migrations = migrations
+    }
+}
+
+/// The relay's REST API: every route, in one table.
+public enum RelayAPI {
+    public static func router(_ dependencies: RelayAPIDependencies) -> Router {
+        let context = RouteContext(dependencies)
+        var router = Router()
+        HealthRoutes(context: context).register(in: &router)
+        AdminAppRoutes(context: context).register(in: &router)
+        AdminCredentialRoutes(context: context).register(in: &router)
+        PushIDRoutes(context: context).register(in: &router)
+        return router
+    }
+}
+
+/// The shared pieces each group of routes works with.
+struct RouteContext: Sendable {
+    let dependencies: RelayAPIDependencies
+    let apps: AppRepository
+    let credentials: CredentialRepository
+    let admin: AdminAuthorizer
+    let appAuthenticator: AppAuthenticator
+    let slowWork: SlowWork
+
+    var logger: Logger { dependencies.logger }
+
+    init(_ dependencies: RelayAPIDependencies) {
+        self.dependencies = dependencies
+        apps = AppRepository(pool: dependencies.pool)
+        credentials = CredentialRepository(pool: dependencies.pool, box: dependencies.secretBox)
+        admin = AdminAuthorizer(token: dependencies.adminToken)
+        slowWork = SlowWork()
+        appAuthenticator = AppAuthenticator(pool: dependencies.pool, slowWork: slowWork, cacheTTL: dependencies.authCacheTTL)
+    }
+
+    /// A route under `/admin/v1`: the admin token is checked before the body runs.
+    func adminHandler(_ body: @escaping @Sendable (HTTPRequest, RouteParameters) async throws -> HTTPResponse) -> Router.Handler {
+        let admin = admin
+        return handler(logger) { request, parameters in
+            try admin.authorize(request.headers["authorization"])
+            return try await body(request, parameters)
+        }
+    }
+
+    /// A `/v3` route: Basic `app_key:master_secret` is checked first; `failure` is the 401 in
+    /// the route family's code.
+    func appHandler(
+        failure: JPushError = .authenticationFailed("authentication failed: Basic app_key:master_secret required"),
+        _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
+    ) -> Router.Handler {
+        let authenticator = appAuthenticator
+        return handler(logger) { request, parameters in
+            let app = try await authenticator.authenticate(request.headers["authorization"], failure: failure)
+            return try await body(request, parameters, app)
+        }
+    }
+}

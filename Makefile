@@ -1,0 +1,31 @@
+# PushRelay: `make run` starts the relay, `make test` runs every test.
+# Both install the Debian packages they need when missing.
+
+export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT ?= swift
+PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl nghttp2-client nghttp2-server
+
+.PHONY: all deps build release run test clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# The relay with its embedded defaults: a private PostgreSQL cluster under ./.pushrelay.
+run: release
+	.build/release/pushrelay serve
+
+# Every test, against a throwaway PostgreSQL cluster.
+test: deps
+	$(SWIFT) build --build-tests
+	scripts/with-test-postgres.sh $(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build

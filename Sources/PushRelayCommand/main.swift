@@ -1,2 +1,0 @@
-import RelayAPI
-print("pushrelay")

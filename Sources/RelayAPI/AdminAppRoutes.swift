@@ -1,0 +1,82 @@
+import Foundation
+import HTTPServer
+import PostgresStore
+import RelayCore
+import RelayCrypto
+
+/// `/admin/v1/apps`: create, list, show, delete apps and rotate their master secrets.
+struct AdminAppRoutes: Sendable {
+    let context: RouteContext
+
+    static func appNotFound(_ appKey: String) -> JPushError {
+        JPushError(status: 404, code: 1008, message: "no app with app_key \"\(appKey)\"")
+    }
+
+    func register(in router: inout Router) {
+        let apps = context.apps
+        let credentials = context.credentials
+        let slowWork = context.slowWork
+        let authenticator = context.appAuthenticator
+
+        router.add("POST", "/admin/v1/apps", context.adminHandler { request, _ in
+            let body = try JSONObjectReader(request.body)
+            try body.rejectUnknownKeys(allowed: ["name"])
+            let name = try body.string("name").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.utf8.count <= 255 else {
+                throw JPushError.illegalValue("name must be 1 to 255 bytes of text")
+            }
+            let secret = SecureRandom.hex(12)
+            let hash = await slowWork.run { SecretHasher.hash(secret) }
+            let record = try await createWithFreshKey { key in
+                try await apps.create(appKey: key, name: name, secretHash: hash)
+            }
+            var json = record.json
+            json["master_secret"] = secret
+            return jsonResponse(201, json)
+        })
+
+        router.add("GET", "/admin/v1/apps", context.adminHandler { _, _ in
+            jsonResponse(200, ["apps": try await apps.list().map(\.json)])
+        })
+
+        router.add("GET", "/admin/v1/apps/{app_key}", context.adminHandler { _, parameters in
+            let appKey = parameters["app_key"] ?? ""
+            guard let record = try await apps.find(appKey: appKey) else { throw Self.appNotFound(appKey) }
+            var json = record.json
+            json["apns"] = try await credentials.metadata(appKey: appKey) ?? NSNull()
+            return jsonResponse(200, json)
+        })
+
+        router.add("DELETE", "/admin/v1/apps/{app_key}", context.adminHandler { _, parameters in
+            let appKey = parameters["app_key"] ?? ""
+            guard try await apps.delete(appKey: appKey) else { throw Self.appNotFound(appKey) }
+            authenticator.forget(appKey: appKey)
+            return jsonResponse(200, ["app_key": appKey, "deleted": true])
+        })
+
+        router.add("POST", "/admin/v1/apps/{app_key}/secret", context.adminHandler { _, parameters in
+            let appKey = parameters["app_key"] ?? ""
+            let secret = SecureRandom.hex(12)
+            let hash = await slowWork.run { SecretHasher.hash(secret) }
+            guard let record = try await apps.replaceSecretHash(appKey: appKey, secretHash: hash) else {
+                throw Self.appNotFound(appKey)
+            }
+            authenticator.forget(appKey: appKey)
+            var json = record.json
+            json["master_secret"] = secret
+            return jsonResponse(200, json)
+        })
+    }
+
+    /// A fresh random app key; a collision (one in 2^96) just draws another.
+    private func createWithFreshKey(_ insert: (String) async throws -> AppRecord) async throws -> AppRecord {
+        for attempt in 1...3 {
+            do {
+                return try await insert(AppKey.generate())
+            } catch PostgresError.server(let state, _) where state == "23505" && attempt < 3 {
+                continue
+            }
+        }
+        throw JPushError.internalError("could not draw a unique app_key")
+    }
+}

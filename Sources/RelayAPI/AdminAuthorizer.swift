@@ -1,0 +1,22 @@
+import RelayCore
+import RelayCrypto
+
+/// Checks `Authorization: Bearer <admin token>` for `/admin/v1`, in constant time.
+struct AdminAuthorizer: Sendable {
+    let token: [UInt8]
+
+    init(token: String) {
+        self.token = Array(token.utf8)
+    }
+
+    func authorize(_ authorization: String?) throws(JPushError) {
+        guard let authorization,
+              authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
+            throw JPushError.authenticationFailed("admin API needs Authorization: Bearer <admin token>")
+        }
+        let presented = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard Digest.constantTimeEqual(Array(presented.utf8), token) else {
+            throw JPushError.authenticationFailed("admin token is wrong")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PostgresStore
+import RelayCore
+import RelayCrypto
+import Synchronization
+
+/// The app a `/v3` request acts for, after its Basic credentials were checked.
+public struct AuthenticatedApp: Sendable, Equatable {
+    public var id: Int64
+    public var appKey: String
+}
+
+/// Checks `Basic app_key:master_secret` against the stored slow hash.
+///
+/// Every request reads the app's current hash (one indexed lookup), so a rotated or deleted
+/// secret stops working at once on every node. What is cached is only the outcome of the
+/// slow hash for that exact stored hash and presented secret, for `cacheTTL`.
+final class AppAuthenticator: Sendable {
+    private struct Verified {
+        var appID: Int64
+        var storedHash: String
+        var presentedDigest: [UInt8]
+        var at: ContinuousClock.Instant
+    }
+
+    private let pool: PostgresPool
+    private let slowWork: SlowWork
+    private let cacheTTL: Duration
+    private let cacheLimit = 10_000
+    private let verified = Mutex<[String: Verified]>([:])
+
+    init(pool: PostgresPool, slowWork: SlowWork, cacheTTL: Duration) {
+        self.pool = pool
+        self.slowWork = slowWork
+        self.cacheTTL = cacheTTL
+    }
+
+    /// - Parameters:
+    ///   - authorization: the request's `Authorization` header.
+    ///   - failure: the 401 to answer, in the calling route family's code (1004, 7004, 3001, 8101).
+    func authenticate(_ authorization: String?, failure: JPushError) async throws -> AuthenticatedApp {
+        guard let credentials = BasicCredentials(authorization: authorization),
+              AppKey.isWellFormed(credentials.user), !credentials.password.isEmpty else {
+            throw failure
+        }
+        let rows = try await pool.query("SELECT id, secret_hash FROM apps WHERE app_key = $1", [credentials.user])
+        guard let row = rows.first else { throw failure }
+        let appID = Int64(try row.int("id"))
+        let storedHash = try row.string("secret_hash")
+        let digest = Digest.sha256(Array(credentials.password.utf8))
+        let now = ContinuousClock.now
+
+        let cached = verified.withLock { entries -> Bool in
+            guard let entry = entries[credentials.user] else { return false }
+            return entry.storedHash == storedHash && entry.presentedDigest == digest && now - entry.at < cacheTTL
+        }
+        if !cached {
+            let password = credentials.password
+            let ok = await slowWork.run { SecretHasher.verify(password, against: storedHash) }
+            guard ok else { throw failure }
+            let limit = cacheLimit
+            verified.withLock { entries in
+                if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+                entries[credentials.user] = Verified(appID: appID, storedHash: storedHash, presentedDigest: digest, at: now)
+            }
+        }
+        return AuthenticatedApp(id: appID, appKey: credentials.user)
+    }
+
+    /// Drops what is cached for an app whose secret changed or which was deleted.
+    func forget(appKey: String) {
+        _ = verified.withLock { $0.removeValue(forKey: appKey) }
+    }
+}
+
+/// JPush app keys: 24 lowercase hex characters.
+enum AppKey {
+    static func isWellFormed(_ key: String) -> Bool {
+        key.utf8.count == 24 && key.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    static func generate() -> String { SecureRandom.hex(12) }
+}

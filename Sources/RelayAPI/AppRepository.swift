@@ -1,0 +1,53 @@
+import PostgresStore
+import RelayCore
+
+/// An app as the admin API shows it.
+struct AppRecord: Sendable, Equatable {
+    var appKey: String
+    var name: String
+    var createdAt: String
+    var secretRotatedAt: String
+
+    var json: [String: Any] {
+        ["app_key": appKey, "name": name, "created_at": createdAt, "secret_rotated_at": secretRotatedAt]
+    }
+}
+
+/// The `apps` table.
+struct AppRepository: Sendable {
+    let pool: PostgresPool
+
+    private static let columns = "app_key, name, \(isoTimestampSQL("created_at")) AS created_at, \(isoTimestampSQL("secret_rotated_at")) AS secret_rotated_at"
+
+    private static func record(_ row: PostgresRow) throws -> AppRecord {
+        AppRecord(appKey: try row.string("app_key"), name: try row.string("name"),
+                  createdAt: try row.string("created_at"), secretRotatedAt: try row.string("secret_rotated_at"))
+    }
+
+    func create(appKey: String, name: String, secretHash: String) async throws -> AppRecord {
+        let rows = try await pool.query(
+            "INSERT INTO apps (app_key, name, secret_hash) VALUES ($1, $2, $3) RETURNING \(Self.columns)",
+            [appKey, name, secretHash])
+        guard let row = rows.first else { throw PostgresError.protocolViolation("INSERT returned no row") }
+        return try Self.record(row)
+    }
+
+    func list() async throws -> [AppRecord] {
+        try await pool.query("SELECT \(Self.columns) FROM apps ORDER BY id").map(Self.record)
+    }
+
+    func find(appKey: String) async throws -> AppRecord? {
+        try await pool.query("SELECT \(Self.columns) FROM apps WHERE app_key = $1", [appKey]).first.map(Self.record)
+    }
+
+    /// Deletes the app and, through foreign keys, everything that belongs to it.
+    func delete(appKey: String) async throws -> Bool {
+        try await pool.query("DELETE FROM apps WHERE app_key = $1", [appKey]).affectedRows == 1
+    }
+
+    func replaceSecretHash(appKey: String, secretHash: String) async throws -> AppRecord? {
+        try await pool.query(
+            "UPDATE apps SET secret_hash = $2, secret_rotated_at = now() WHERE app_key = $1 RETURNING \(Self.columns)",
+            [appKey, secretHash]).first.map(Self.record)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import HTTPServer
+import PostgresStore
+import RelayCore
+
+/// A JSON response from a dictionary or array built in a handler.
+func jsonResponse(_ status: Int, _ object: Any) -> HTTPResponse {
+    // Handlers only put strings, numbers, booleans, NSNull, arrays and dictionaries in here.
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    return HTTPResponse.json(status, [UInt8](data))
+}
+
+/// Wraps a throwing handler: a `JPushError` becomes its own response, a lost database a
+/// 503 (code 1030), anything else a logged 500 that says nothing of the internals.
+func handler(
+    _ logger: Logger,
+    _ body: @escaping @Sendable (HTTPRequest, RouteParameters) async throws -> HTTPResponse
+) -> Router.Handler {
+    { request, parameters in
+        do {
+            return try await body(request, parameters)
+        } catch {
+            return HTTPResponse.error(jpushError(for: error, logger: logger.with(["request_id": request.requestID])))
+        }
+    }
+}
+
+func jpushError(for error: any Error, logger: Logger) -> JPushError {
+    switch error {
+    case let error as JPushError:
+        return error
+    case PostgresError.unavailable(let reason):
+        logger.warning("database unavailable", ["reason": reason])
+        return .storageUnavailable()
+    default:
+        logger.error("request failed", ["error": "\(error)"])
+        return .internalError()
+    }
+}
+
+/// ISO 8601 in UTC as PostgreSQL renders it, so timestamps need no parsing on the way out.
+let sqlISOTimestamp = #"'YYYY-MM-DD"T"HH24:MI:SS"Z"'"#
+
+func isoTimestampSQL(_ column: String) -> String {
+    "to_char(\(column) AT TIME ZONE 'UTC', \(sqlISOTimestamp))"
+}

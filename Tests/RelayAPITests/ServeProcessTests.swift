@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The `pushrelay serve` process as an operator runs it.
+@Suite struct ServeProcessTests {
+    /// The `pushrelay` binary built beside this test bundle.
+    static func binary() throws -> URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("pushrelay")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw HarnessError("pushrelay binary not found near \(directory.path); run `swift build` first")
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test func sigtermFinishesRequestsInFlightAndExitsZero() async throws {
+        let port = try Self.freePort()
+        let dataDirectory = try temporaryDirectory()
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = ["serve"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()
+        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
+        environment["PUSHRELAY_ADMIN_TOKEN"] = RelayHarness.adminToken
+        environment["PUSHRELAY_DATA_DIR"] = dataDirectory.path
+        environment["PUSHRELAY_THREADS"] = "2"
+        process.environment = environment
+        let log = Pipe()
+        process.standardError = log
+        process.standardOutput = Pipe()
+        try process.run()
+
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        let session = URLSession(configuration: configuration)
+        let base = "http://127.0.0.1:\(port)"
+
+        // Ready when /readyz answers 200 (polled, bounded).
+        let deadline = ContinuousClock.now + .seconds(60)
+        var ready = false
+        while !ready && ContinuousClock.now < deadline && process.isRunning {
+            if let (_, response) = try? await session.data(from: URL(string: "\(base)/readyz")!),
+               (response as? HTTPURLResponse)?.statusCode == 200 {
+                ready = true
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        try #require(ready, "relay did not become ready")
+
+        // Creating an app runs the slow secret hash, so a burst of them is still in flight
+        // when the first one answers; SIGTERM goes then.
+        let count = 16
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    var request = URLRequest(url: URL(string: "\(base)/admin/v1/apps")!)
+                    request.httpMethod = "POST"
+                    request.setValue("Bearer \(RelayHarness.adminToken)", forHTTPHeaderField: "Authorization")
+                    request.httpBody = Data("{\"name\":\"app \(index)\"}".utf8)
+                    let (_, response) = try await session.data(for: request)
+                    return (response as? HTTPURLResponse)?.statusCode ?? 0
+                }
+            }
+            var statuses: [Int] = []
+            for try await status in group {
+                if statuses.isEmpty { kill(process.processIdentifier, SIGTERM) }
+                statuses.append(status)
+            }
+            return statuses
+        }
+        #expect(statuses.count == count)
+        #expect(statuses.allSatisfy { $0 == 201 }, "every request accepted before SIGTERM is answered: \(statuses)")
+
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let lines = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(lines.contains("\"msg\":\"stopped\""))
+        // After exit nothing listens on the port any more.
+        let after = try? await session.data(from: URL(string: "\(base)/healthz")!)
+        #expect(after == nil)
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+}
