@@ -19,7 +19,8 @@ final class PrivateKey {
     convenience init(pem: String, field: String) throws(CredentialError) {
         let text = pem.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw CredentialError("\(field) is empty") }
-        if text.contains("ENCRYPTED") {
+        // PKCS#8 ("BEGIN ENCRYPTED PRIVATE KEY") or traditional ("Proc-Type: 4,ENCRYPTED").
+        if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED") {
             throw CredentialError("\(field) is encrypted; upload the key without a passphrase")
         }
         let parsed = OpenSSLSupport.withReadBIO(Array(text.utf8)) { CSystem_PEM_read_PrivateKey_no_passphrase($0) }

@@ -84,6 +84,13 @@ import Testing
         #expect(throws: CredentialError("private_key is encrypted; upload the key without a passphrase")) {
             try APNSCredentialCheck.tokenKey(pem: try dir.read("enc.p8"))
         }
+        _ = try Fixtures.p256Key(dir)
+        try openssl(["ec", "-in", "p256.pem", "-aes256", "-passout", "pass:hunter2", "-out", "enc.pem"], in: dir)
+        let traditional = try dir.read("enc.pem")
+        #expect(traditional.contains("Proc-Type: 4,ENCRYPTED"))
+        #expect(throws: CredentialError("private_key is encrypted; upload the key without a passphrase")) {
+            try APNSCredentialCheck.tokenKey(pem: traditional)
+        }
     }
 }
 
