@@ -1,1 +1,0 @@
-// RelayCrypto: work in progress.
