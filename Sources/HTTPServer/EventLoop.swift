@@ -138,6 +138,7 @@ final class EventLoop: @unchecked Sendable {
 
     func handle(_ request: UnsafeMutablePointer<evhttp_request>) {
         let started = ContinuousClock.now
+        foreignResponse = nil  // libevent wrote no page of its own for a request it dispatches
         let method = Self.methodName(evhttp_request_get_command(request))
         let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
         let headers = Self.headers(evhttp_request_get_input_headers(request))
