@@ -273,8 +273,13 @@ final class EventLoop: @unchecked Sendable {
             evhttp_remove_header(output, "Connection")
             evhttp_add_header(output, "Connection", "close")
         }
+        // libevent 2.1 would send a HEAD reply's body: announce its length, send none.
+        let isHead = log.method == "HEAD"
+        if isHead, !response.headers.contains("Content-Length") {
+            evhttp_add_header(output, "Content-Length", String(response.body.count))
+        }
         let body = evbuffer_new()
-        response.body.withUnsafeBytes { bytes in
+        (isHead ? [] : response.body).withUnsafeBytes { bytes in
             if let address = bytes.baseAddress { _ = evbuffer_add(body, address, bytes.count) }
         }
         evhttp_request_set_on_complete_cb(request, httpReplyWrittenCallback, Unmanaged.passUnretained(self).toOpaque())

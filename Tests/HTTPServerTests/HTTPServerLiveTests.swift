@@ -112,6 +112,37 @@ struct HTTPServerLiveTests {
         await server.shutdown()
     }
 
+    @Test("Expect: 100-continue gets the interim response through untouched, then the reply")
+    func expectContinue() async throws {
+        let (server, port) = try startServer(testRouter(), maxBodySize: 1024)
+        let (interim, final) = try await offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+            let interim = try connection.readResponse()
+            try connection.send("hello")
+            return (interim, try connection.readResponse())
+        }
+        #expect(interim.status == 100)
+        #expect(final.status == 200)
+        #expect(final.text == "hello")
+        await server.shutdown()
+    }
+
+    @Test("HEAD is answered by the GET route without a body")
+    func head() async throws {
+        let (server, port) = try startServer(testRouter())
+        let (response, closedAfterHead) = try await offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send("HEAD /fast HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            let response = try connection.readResponse(toHead: true)
+            return (response, try connection.isClosedByPeer(leftover: 0))
+        }
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Length"] == "4")
+        #expect(closedAfterHead)  // nothing followed the head
+        await server.shutdown()
+    }
+
     @Test("malformed targets and requests get 400 in JPush JSON")
     func malformedRequests() async throws {
         let (server, port) = try startServer(testRouter())

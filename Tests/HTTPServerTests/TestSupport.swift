@@ -69,7 +69,10 @@ final class RawConnection: @unchecked Sendable {
     func hangUp() { shutdown(fd, Int32(SHUT_RDWR)) }
 
     /// Reads one response (Content-Length framed, or up to close).
-    func readResponse() throws -> RawResponse {
+    ///
+    /// - Parameters:
+    ///   - toHead: the request was HEAD, so no body follows whatever Content-Length says.
+    func readResponse(toHead: Bool = false) throws -> RawResponse {
         while find([13, 10, 13, 10]) == nil {
             guard try fill() else { throw TestClientError(description: "connection closed before a response head") }
         }
@@ -87,6 +90,9 @@ final class RawConnection: @unchecked Sendable {
             headers.add(name: String(line[..<colon]),
                         value: String(line[line.index(after: colon)...].drop { $0 == " " }))
         }
+        if (100..<200).contains(status) || toHead {
+            return RawResponse(status: status, headers: headers, body: [])
+        }
         if let length = headers["Content-Length"].flatMap(Int.init) {
             while buffered.count < length {
                 guard try fill() else { throw TestClientError(description: "connection closed inside the body") }
@@ -100,10 +106,10 @@ final class RawConnection: @unchecked Sendable {
         return RawResponse(status: status, headers: headers, body: buffered)
     }
 
-    /// True when the peer has closed the connection (after reading whatever is left).
-    func isClosedByPeer() throws -> Bool {
+    /// Reads to the peer's close; true when exactly `leftover` unread bytes came before it.
+    func isClosedByPeer(leftover: Int) throws -> Bool {
         while try fill() {}
-        return true
+        return buffered.count == leftover
     }
 
     private func fill() throws -> Bool {
