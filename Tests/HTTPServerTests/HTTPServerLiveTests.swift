@@ -246,6 +246,25 @@ struct HTTPServerLiveTests {
         await server.shutdown()
     }
 
+    @Test("concurrent requests over several loops each get their own reply back")
+    func concurrentRequests() async throws {
+        let (server, port) = try startServer(testRouter(), threads: 2)
+        let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let body = "payload-\(index)-" + String(repeating: "x", count: index * 37)
+                    let response = try await exchange(
+                        port: port, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                    return (index, response.status == 200 && response.text == body ? "ok" : "bad \(response.status)")
+                }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(bodies.count == 40)
+        #expect(bodies.values.allSatisfy { $0 == "ok" })
+        await server.shutdown()
+    }
+
     @Test("several loops share the port and keep-alive connections serve many requests")
     func severalLoops() async throws {
         let (server, port) = try startServer(testRouter(), threads: 3)
