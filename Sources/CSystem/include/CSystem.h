@@ -1,6 +1,11 @@
 #ifndef CSYSTEM_H
 #define CSYSTEM_H
 
+/* Settle glibc's feature macros before libevent's event-config.h defines _GNU_SOURCE:
+ * otherwise fd_set here has `fds_bits` while Dispatch's copy has `__fds_bits`, and a
+ * clean build of any Swift module importing both CSystem and Foundation fails. */
+#include <sys/types.h>
+
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <event2/http.h>

@@ -1,0 +1,72 @@
+import RelayCore
+
+/// libevent 2.1 answers requests it rejects itself (body over the limit, malformed request
+/// line or headers, unsupported method) with an HTML page and offers no hook to change it.
+/// The loop watches each connection's output buffer; bytes written outside our own replies
+/// are such a page, and this decides what to put in its place: the same status with a
+/// JPush-shaped JSON body. Pure, so it is tested on bytes alone.
+struct ErrorPage: Sendable {
+    enum Verdict: Equatable {
+        /// The response is not complete yet; look again after the next write.
+        case incomplete
+        /// Not an error (e.g. "100 Continue"): leave the bytes alone.
+        case keep(status: Int)
+        /// Replace the response with these bytes.
+        case replace(status: Int, with: [UInt8])
+    }
+
+    let maxBodySize: Int
+
+    /// Examines what libevent has written so far of one response.
+    ///
+    /// - Parameters:
+    ///   - response: the bytes from the start of libevent's response to the end of the buffer.
+    ///   - requestID: the id to put in `X-Request-Id`.
+    func examine(_ response: [UInt8], requestID: String) -> Verdict {
+        guard let headEnd = Self.find([13, 10, 13, 10], in: response) else { return .incomplete }
+        let head = String(decoding: response[..<headEnd], as: UTF8.self)
+        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+        let statusLine = lines.first.map(String.init) ?? ""
+        let statusParts = statusLine.split(separator: " ", maxSplits: 2)
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            return .keep(status: 0)
+        }
+        var contentLength = 0
+        var connectionClose = false
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingPrefix(" ")
+            if name.caseInsensitiveEquals("Content-Length") { contentLength = Int(value) ?? 0 }
+            if name.caseInsensitiveEquals("Connection") { connectionClose = String(value).caseInsensitiveEquals("close") }
+        }
+        guard response.count - (headEnd + 4) >= contentLength else { return .incomplete }
+        guard status >= 400 else { return .keep(status: status) }
+
+        let body = error(for: status).body
+        var replacement = "\(statusParts[0]) \(status) \(statusParts.count > 2 ? statusParts[2] : "")\r\n"
+        replacement += "Content-Type: application/json\r\n"
+        replacement += "Content-Length: \(body.count)\r\n"
+        replacement += "X-Request-Id: \(requestID)\r\n"
+        if connectionClose { replacement += "Connection: close\r\n" }
+        replacement += "\r\n"
+        return .replace(status: status, with: Array(replacement.utf8) + body)
+    }
+
+    func error(for status: Int) -> JPushError {
+        switch status {
+        case 413: .bodyTooLarge("request body exceeds \(maxBodySize) bytes")
+        case 400: .illegalValue("malformed HTTP request")
+        case 405, 501: JPushError(status: status, code: 1001, message: "method not supported")
+        default: JPushError(status: status, code: 1000, message: "request rejected")
+        }
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
+            return start
+        }
+        return nil
+    }
+}

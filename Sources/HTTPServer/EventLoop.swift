@@ -1,0 +1,347 @@
+import CSystem
+import Foundation
+import RelayCore
+import Synchronization
+
+/// One libevent event loop (`event_base` + `evhttp` + its own SO_REUSEPORT listener),
+/// run by one thread of its own.
+///
+/// Thread rule: once `run()` has started, everything here belongs to the loop's thread,
+/// except `post(_:)`, which any thread may call: it appends to the mutex-protected inbox and
+/// activates the wake event (legal across threads with `evthread_use_pthreads`).
+/// Handlers never run on the loop: it starts a `Task` per request and the reply comes back
+/// through the inbox, to be sent on this thread.
+final class EventLoop: @unchecked Sendable {
+    enum Message: Sendable {
+        case reply(id: UInt64, response: HTTPResponse)
+        case stopAccepting
+    }
+
+    /// A request whose handler is running.
+    private struct Pending {
+        let request: UnsafeMutablePointer<evhttp_request>
+        let log: RequestLog
+    }
+
+    /// What the access-log line needs once the reply is sent.
+    private struct RequestLog {
+        let method: String
+        let path: String
+        let requestID: String
+        let started: ContinuousClock.Instant
+    }
+
+    private let context: ServerContext
+    private let base: OpaquePointer
+    private let http: OpaquePointer
+    private var wake: OpaquePointer?
+    private var boundSocket: OpaquePointer?
+    private let inbox = Mutex<[Message]>([])
+
+    private var pending: [UInt64: Pending] = [:]
+    private var nextID: UInt64 = 0
+    /// Connections with a reply of ours still being written.
+    private var writing: Set<OpaquePointer> = []
+    private var draining = false
+    /// Set while we call `evhttp_send_reply`: output written at any other time is libevent's own.
+    private var sendingOwnReply = false
+    /// Where libevent's own response starts in a connection's output buffer.
+    private var foreignResponse: (buffer: OpaquePointer, start: Int)?
+    private var rewriting = false
+
+    let exited = ExitSignal()
+
+    /// Creates the loop and binds its listener on the caller's thread.
+    ///
+    /// - Parameters:
+    ///   - address: where to listen; every loop binds the same address with SO_REUSEPORT.
+    init(context: ServerContext, address: SocketAddress) throws(HTTPServerError) {
+        self.context = context
+        guard let base = event_base_new() else { throw .setupFailed("event_base_new") }
+        guard let http = evhttp_new(base) else {
+            event_base_free(base)
+            throw .setupFailed("evhttp_new")
+        }
+        self.base = base
+        self.http = http
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let wake = event_new(base, -1, 0, httpWakeCallback, me) else {
+            evhttp_free(http)
+            event_base_free(base)
+            throw .setupFailed("event_new")
+        }
+        self.wake = wake
+
+        evhttp_set_max_body_size(http, Int(context.configuration.maxBodySize))
+        evhttp_set_max_headers_size(http, 64 * 1024)
+        evhttp_set_timeout(http, 30)
+        // Read an oversized body to its end before answering 413, so the client reads the
+        // reply instead of a reset.
+        evhttp_set_flags(http, Int32(EVHTTP_SERVER_LINGERING_CLOSE))
+        let methods: [evhttp_cmd_type] = [
+            EVHTTP_REQ_GET, EVHTTP_REQ_POST, EVHTTP_REQ_HEAD, EVHTTP_REQ_PUT,
+            EVHTTP_REQ_DELETE, EVHTTP_REQ_OPTIONS, EVHTTP_REQ_PATCH,
+        ]
+        evhttp_set_allowed_methods(http, UInt16(methods.reduce(0) { $0 | $1.rawValue }))
+        evhttp_set_bevcb(http, httpBuffereventCallback, me)
+        evhttp_set_gencb(http, httpRequestCallback, me)
+
+        let flags = UInt32(LEV_OPT_REUSEABLE) | UInt32(LEV_OPT_REUSEABLE_PORT)
+            | UInt32(LEV_OPT_CLOSE_ON_FREE) | UInt32(LEV_OPT_CLOSE_ON_EXEC)
+        let listener = address.withSockaddr { sockaddr, length in
+            evconnlistener_new_bind(base, nil, nil, flags, 1024, sockaddr, Int32(length))
+        }
+        guard let listener else {
+            let error = errno
+            discard()
+            throw .bindFailed(host: context.configuration.host, port: context.configuration.port, errno: error)
+        }
+        guard let bound = evhttp_bind_listener(http, listener) else {
+            evconnlistener_free(listener)
+            discard()
+            throw .setupFailed("evhttp_bind_listener")
+        }
+        boundSocket = bound
+    }
+
+    /// The port this loop's listener is bound to.
+    var port: Int? {
+        guard let boundSocket else { return nil }
+        return SocketAddress.boundPort(of: evhttp_bound_socket_get_fd(boundSocket))
+    }
+
+    /// Frees a loop that never ran (a later loop failed to bind).
+    func discard() {
+        if let wake { event_free(wake) }
+        wake = nil
+        evhttp_free(http)
+        event_base_free(base)
+    }
+
+    /// The thread's body: serves until drained after `stopAccepting`, then frees everything.
+    func run() {
+        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+        evhttp_free(http)  // closes idle keep-alive connections
+        if let wake { event_free(wake) }
+        wake = nil
+        event_base_free(base)
+        exited.signal()
+    }
+
+    /// Hands a message to the loop from any thread.
+    func post(_ message: Message) {
+        inbox.withLock { $0.append(message) }
+        event_active(wake, 0, 0)
+    }
+
+    // MARK: - On the loop's thread
+
+    func handle(_ request: UnsafeMutablePointer<evhttp_request>) {
+        let started = ContinuousClock.now
+        foreignResponse = nil  // libevent wrote no page of its own for a request it dispatches
+        let method = Self.methodName(evhttp_request_get_command(request))
+        let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
+        let headers = Self.headers(evhttp_request_get_input_headers(request))
+        let requestID = RequestID.from(incoming: headers["X-Request-Id"])
+        var remoteAddress = ""
+        if let connection = evhttp_request_get_connection(request) {
+            evhttp_connection_set_closecb(connection, httpConnectionClosedCallback, Unmanaged.passUnretained(self).toOpaque())
+            remoteAddress = Self.peer(of: connection)
+        }
+        var log = RequestLog(method: method, path: String(uri.prefix { $0 != "?" }), requestID: requestID, started: started)
+
+        let parsed: HTTPRequest
+        do {
+            parsed = try HTTPRequest(
+                method: method, uri: uri, headers: headers, body: Self.body(of: request),
+                requestID: requestID, remoteAddress: remoteAddress)
+        } catch {
+            send(.error(error), to: request, log: log)
+            return
+        }
+        log = RequestLog(method: method, path: parsed.path, requestID: requestID, started: started)
+        guard context.admit() else {
+            send(.error(JPushError(status: 503, code: 1030, message: "server busy, try again")), to: request, log: log)
+            return
+        }
+        let id = nextID
+        nextID += 1
+        pending[id] = Pending(request: request, log: log)
+        let responder = context.responder
+        Task { [self] in
+            let response = await responder.respond(to: parsed)
+            post(.reply(id: id, response: response))
+        }
+    }
+
+    func drainInbox() {
+        let messages = inbox.withLock { inbox in
+            defer { inbox.removeAll(keepingCapacity: true) }
+            return inbox
+        }
+        for message in messages {
+            switch message {
+            case .reply(let id, let response):
+                guard let finished = pending.removeValue(forKey: id) else { continue }
+                context.release()
+                send(response, to: finished.request, log: finished.log)
+            case .stopAccepting:
+                if let boundSocket { evhttp_del_accept_socket(http, boundSocket) }
+                boundSocket = nil
+                draining = true
+            }
+        }
+        stopIfDrained()
+    }
+
+    func replyWritten(_ request: UnsafeMutablePointer<evhttp_request>) {
+        if let connection = evhttp_request_get_connection(request) { writing.remove(connection) }
+        stopIfDrained()
+    }
+
+    func connectionClosed(_ connection: OpaquePointer) {
+        writing.remove(connection)
+        stopIfDrained()
+    }
+
+    /// Swaps libevent's own HTML error pages for JSON before they reach the socket.
+    ///
+    /// libevent writes a response synchronously (status line, headers, body) and the socket
+    /// write happens later from the loop, so the page can be replaced in place once complete.
+    func outputAdded(_ buffer: OpaquePointer, previousLength: Int) {
+        guard !sendingOwnReply, !rewriting else { return }
+        let start: Int
+        if let foreign = foreignResponse, foreign.buffer == buffer {
+            start = foreign.start
+        } else {
+            start = previousLength
+            foreignResponse = (buffer, start)
+        }
+        let length = evbuffer_get_length(buffer)
+        guard length >= start else {
+            foreignResponse = nil
+            return
+        }
+        var position = evbuffer_ptr()
+        evbuffer_ptr_set(buffer, &position, start, EVBUFFER_PTR_SET)
+        let bytes = [UInt8](unsafeUninitializedCapacity: length - start) { storage, count in
+            count = max(0, evbuffer_copyout_from(buffer, &position, storage.baseAddress, length - start))
+        }
+        let requestID = RequestID.generate()
+        switch context.errorPage.examine(bytes, requestID: requestID) {
+        case .incomplete:
+            return
+        case .keep:
+            foreignResponse = nil
+        case .replace(let status, let replacement):
+            foreignResponse = nil
+            rewriting = true
+            defer { rewriting = false }
+            let ours = evbuffer_new()
+            evbuffer_remove_buffer(buffer, ours, start)
+            evbuffer_drain(buffer, length - start)
+            evbuffer_add_buffer(buffer, ours)
+            evbuffer_free(ours)
+            replacement.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+            context.logRequest(method: "-", path: "-", status: status, started: .now, requestID: requestID,
+                               extra: ["rejected_by": "libevent"])
+        }
+    }
+
+    private func send(_ response: HTTPResponse, to request: UnsafeMutablePointer<evhttp_request>, log: RequestLog) {
+        let status = (100...599).contains(response.status) ? response.status : 500
+        // While a handler runs, libevent does not read the connection; if the client hung
+        // up, the failed read or write detaches the request (its connection becomes nil) and
+        // leaves freeing it to us.
+        guard let connection = evhttp_request_get_connection(request) else {
+            evhttp_request_free(request)
+            context.logRequest(method: log.method, path: log.path, status: status, started: log.started,
+                               requestID: log.requestID, extra: ["client_gone": "true"])
+            return
+        }
+        let output = evhttp_request_get_output_headers(request)
+        for (name, value) in response.headers {
+            evhttp_add_header(output, name, value)
+        }
+        if !response.headers.contains("X-Request-Id") {
+            evhttp_add_header(output, "X-Request-Id", log.requestID)
+        }
+        if !response.body.isEmpty, !response.headers.contains("Content-Type") {
+            evhttp_add_header(output, "Content-Type", "application/json")
+        }
+        if draining {
+            evhttp_remove_header(output, "Connection")
+            evhttp_add_header(output, "Connection", "close")
+        }
+        // libevent 2.1 would send a HEAD reply's body: announce its length, send none.
+        let isHead = log.method == "HEAD"
+        if isHead, !response.headers.contains("Content-Length") {
+            evhttp_add_header(output, "Content-Length", String(response.body.count))
+        }
+        let body = evbuffer_new()
+        (isHead ? [] : response.body).withUnsafeBytes { bytes in
+            if let address = bytes.baseAddress { _ = evbuffer_add(body, address, bytes.count) }
+        }
+        evhttp_request_set_on_complete_cb(request, httpReplyWrittenCallback, Unmanaged.passUnretained(self).toOpaque())
+        writing.insert(connection)
+        sendingOwnReply = true
+        evhttp_send_reply(request, Int32(status), nil, body)
+        sendingOwnReply = false
+        evbuffer_free(body)
+        context.logRequest(method: log.method, path: log.path, status: status, started: log.started,
+                           requestID: log.requestID)
+    }
+
+    private func stopIfDrained() {
+        if draining, pending.isEmpty, writing.isEmpty {
+            event_base_loopbreak(base)
+        }
+    }
+
+    // MARK: - Reading libevent's request
+
+    private static func methodName(_ command: evhttp_cmd_type) -> String {
+        switch command {
+        case EVHTTP_REQ_GET: "GET"
+        case EVHTTP_REQ_POST: "POST"
+        case EVHTTP_REQ_HEAD: "HEAD"
+        case EVHTTP_REQ_PUT: "PUT"
+        case EVHTTP_REQ_DELETE: "DELETE"
+        case EVHTTP_REQ_OPTIONS: "OPTIONS"
+        case EVHTTP_REQ_TRACE: "TRACE"
+        case EVHTTP_REQ_CONNECT: "CONNECT"
+        case EVHTTP_REQ_PATCH: "PATCH"
+        default: "UNKNOWN"
+        }
+    }
+
+    private static func headers(_ list: UnsafeMutablePointer<evkeyvalq>?) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        var entry = list?.pointee.tqh_first
+        while let field = entry {
+            if let key = field.pointee.key, let value = field.pointee.value {
+                headers.add(name: String(cString: key), value: String(cString: value))
+            }
+            entry = field.pointee.next.tqe_next
+        }
+        return headers
+    }
+
+    private static func body(of request: UnsafeMutablePointer<evhttp_request>) -> [UInt8] {
+        guard let input = evhttp_request_get_input_buffer(request) else { return [] }
+        let length = evbuffer_get_length(input)
+        guard length > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: length) { storage, count in
+            count = max(0, evbuffer_copyout(input, storage.baseAddress, length))
+        }
+    }
+
+    private static func peer(of connection: OpaquePointer) -> String {
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        guard let address else { return "" }
+        let host = String(cString: address)
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

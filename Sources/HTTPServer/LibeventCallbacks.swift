@@ -1,0 +1,44 @@
+import CSystem
+
+// libevent calls these plain C functions on the loop's thread; `arg` is the unretained
+// `EventLoop`, which outlives its evhttp, connections and events (all freed by its `run()`).
+
+private func loop(_ arg: UnsafeMutableRawPointer?) -> EventLoop {
+    Unmanaged<EventLoop>.fromOpaque(arg!).takeUnretainedValue()
+}
+
+/// evhttp's generic callback: a request has been read completely.
+func httpRequestCallback(_ request: UnsafeMutablePointer<evhttp_request>?, _ arg: UnsafeMutableRawPointer?) {
+    guard let request else { return }
+    loop(arg).handle(request)
+}
+
+/// Creates each accepted connection's bufferevent, so its output can be watched.
+func httpBuffereventCallback(_ base: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+    evbuffer_add_cb(bufferevent_get_output(bufferevent), httpOutputCallback, arg)
+    return bufferevent
+}
+
+/// Runs synchronously whenever a connection's output buffer changes.
+func httpOutputCallback(_ buffer: OpaquePointer?, _ info: UnsafePointer<evbuffer_cb_info>?, _ arg: UnsafeMutableRawPointer?) {
+    guard let buffer, let info, info.pointee.n_added > 0 else { return }
+    loop(arg).outputAdded(buffer, previousLength: Int(info.pointee.orig_size))
+}
+
+/// A reply has been written out completely.
+func httpReplyWrittenCallback(_ request: UnsafeMutablePointer<evhttp_request>?, _ arg: UnsafeMutableRawPointer?) {
+    guard let request else { return }
+    loop(arg).replyWritten(request)
+}
+
+/// A connection is being freed (client hang-up, write failure, or `Connection: close`).
+func httpConnectionClosedCallback(_ connection: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
+    guard let connection else { return }
+    loop(arg).connectionClosed(connection)
+}
+
+/// Another thread activated the wake event: replies or commands wait in the inbox.
+func httpWakeCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    loop(arg).drainInbox()
+}

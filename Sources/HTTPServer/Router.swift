@@ -1,0 +1,141 @@
+import RelayCore
+
+/// Values captured by `{name}` segments of a route pattern.
+public struct RouteParameters: Sendable {
+    private var values: [String: String]
+
+    public init(_ values: [String: String] = [:]) { self.values = values }
+
+    public subscript(_ name: String) -> String? { values[name] }
+}
+
+/// Matches method and path to a handler; pure, so it is tested without sockets.
+///
+/// Literal segments beat parameters, a trailing slash on the request path is tolerated,
+/// a path that matches under another method answers 405 with `Allow`, and nothing
+/// matching answers 404. HEAD falls back to a GET route (the server sends no body for HEAD).
+public struct Router: HTTPResponder {
+    public typealias Handler = @Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse
+
+    private struct Route: Sendable {
+        var method: String
+        var pattern: RoutePattern
+        var handler: Handler
+    }
+
+    private var routes: [Route] = []
+    private let notFound: @Sendable (HTTPRequest) -> HTTPResponse
+    private let methodNotAllowed: @Sendable (HTTPRequest) -> HTTPResponse
+
+    public init(
+        notFound: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .error(.notFound()) },
+        methodNotAllowed: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .error(.methodNotAllowed()) }
+    ) {
+        self.notFound = notFound
+        self.methodNotAllowed = methodNotAllowed
+    }
+
+    /// Adds a route.
+    ///
+    /// - Parameters:
+    ///   - method: "GET", "POST", … (any case).
+    ///   - pattern: a path such as "/admin/v1/apps/{app_key}/apns".
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        routes.append(Route(method: method.uppercased(), pattern: RoutePattern(pattern), handler: handler))
+    }
+
+    /// What routing decided, without running a handler.
+    enum Decision {
+        case handler(Handler, RouteParameters)
+        case methodNotAllowed(allow: [String])
+        case notFound
+    }
+
+    func decide(method: String, path: String) -> Decision {
+        let segments = RoutePattern.segments(of: path)
+        var best: (route: Route, parameters: [String: String])?
+        var allowed: Set<String> = []
+        for methodToTry in method == "HEAD" ? ["HEAD", "GET"] : [method] {
+            for route in routes {
+                guard let parameters = route.pattern.match(segments) else { continue }
+                allowed.insert(route.method)
+                guard route.method == methodToTry else { continue }
+                if best == nil || route.pattern.isMoreSpecific(than: best!.route.pattern) {
+                    best = (route, parameters)
+                }
+            }
+            if let best { return .handler(best.route.handler, RouteParameters(best.parameters)) }
+        }
+        if allowed.isEmpty { return .notFound }
+        if allowed.contains("GET") { allowed.insert("HEAD") }
+        return .methodNotAllowed(allow: allowed.sorted())
+    }
+
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch decide(method: request.method, path: request.path) {
+        case .handler(let handler, let parameters):
+            return await handler(request, parameters)
+        case .methodNotAllowed(let allow):
+            var response = methodNotAllowed(request)
+            response.headers.replaceOrAdd(name: "Allow", value: allow.joined(separator: ", "))
+            return response
+        case .notFound:
+            return notFound(request)
+        }
+    }
+}
+
+/// A route path split into literal and `{parameter}` segments.
+struct RoutePattern: Sendable, Equatable {
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    let segments: [Segment]
+
+    init(_ pattern: String) {
+        segments = Self.segments(of: pattern).map { segment in
+            if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
+                return .parameter(String(segment.dropFirst().dropLast()))
+            }
+            return .literal(segment)
+        }
+    }
+
+    /// Path segments; one trailing slash is ignored, so "/a/" and "/a" are the same path.
+    static func segments(of path: String) -> [String] {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.first == "" { parts.removeFirst() }
+        if parts.last == "" { parts.removeLast() }
+        return parts
+    }
+
+    /// The captured parameters, or nil when `path` does not fit.
+    func match(_ path: [String]) -> [String: String]? {
+        guard path.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, value) in zip(segments, path) {
+            switch segment {
+            case .literal(let literal):
+                guard literal == value else { return nil }
+            case .parameter(let name):
+                guard !value.isEmpty else { return nil }
+                parameters[name] = value
+            }
+        }
+        return parameters
+    }
+
+    /// Comparing segment by segment, the first literal facing a parameter wins.
+    func isMoreSpecific(than other: RoutePattern) -> Bool {
+        for (mine, theirs) in zip(segments, other.segments) {
+            switch (mine, theirs) {
+            case (.literal, .parameter): return true
+            case (.parameter, .literal): return false
+            default: continue
+            }
+        }
+        return false
+    }
+}

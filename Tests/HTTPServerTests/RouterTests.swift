@@ -1,0 +1,84 @@
+import HTTPServer
+import RelayCore
+import Testing
+
+@Suite("Router")
+struct RouterTests {
+    private func request(_ method: String, _ uri: String) throws -> HTTPRequest {
+        try HTTPRequest(method: method, uri: uri, requestID: "test")
+    }
+
+    private func named(_ name: String) -> Router.Handler {
+        { _, parameters in HTTPResponse(status: 200, body: Array((name + ":" + (parameters["app_key"] ?? "")).utf8)) }
+    }
+
+    @Test("literal segments beat parameters whatever the order routes were added")
+    func literalBeatsParameter() async throws {
+        var router = Router()
+        router.add("GET", "/admin/v1/apps/{app_key}", named("param"))
+        router.add("GET", "/admin/v1/apps/stats", named("literal"))
+        let literal = await router.respond(to: try request("GET", "/admin/v1/apps/stats"))
+        #expect(String(decoding: literal.body, as: UTF8.self) == "literal:")
+        let parameter = await router.respond(to: try request("GET", "/admin/v1/apps/k123"))
+        #expect(String(decoding: parameter.body, as: UTF8.self) == "param:k123")
+    }
+
+    @Test("parameters are captured from decoded segments")
+    func parameters() async throws {
+        var router = Router()
+        router.add("PUT", "/admin/v1/apps/{app_key}/apns") { _, parameters in
+            HTTPResponse(status: 200, body: Array((parameters["app_key"] ?? "-").utf8))
+        }
+        let response = await router.respond(to: try request("PUT", "/admin/v1/apps/my%20app/apns"))
+        #expect(String(decoding: response.body, as: UTF8.self) == "my app")
+    }
+
+    @Test("a trailing slash on the request path is tolerated")
+    func trailingSlash() async throws {
+        var router = Router()
+        router.add("GET", "/v3/schedules", named("list"))
+        #expect(await router.respond(to: try request("GET", "/v3/schedules/")).status == 200)
+        #expect(await router.respond(to: try request("GET", "/v3/schedules")).status == 200)
+        #expect(await router.respond(to: try request("GET", "/v3/schedules/x")).status == 404)
+    }
+
+    @Test("a path matched under other methods answers 405 with Allow")
+    func methodNotAllowed() async throws {
+        var router = Router()
+        router.add("GET", "/v3/devices/{id}", named("get"))
+        router.add("POST", "/v3/devices/{id}", named("post"))
+        let response = await router.respond(to: try request("DELETE", "/v3/devices/abc"))
+        #expect(response.status == 405)
+        #expect(response.headers["Allow"] == "GET, HEAD, POST")
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.body == JPushError.methodNotAllowed().body)
+    }
+
+    @Test("nothing matching answers the JPush 404")
+    func notFound() async throws {
+        var router = Router()
+        router.add("GET", "/v3/push", named("push"))
+        let response = await router.respond(to: try request("GET", "/v3/pus"))
+        #expect(response.status == 404)
+        #expect(response.body == JPushError.notFound().body)
+        let root = await router.respond(to: try request("GET", "/"))
+        #expect(root.status == 404)
+    }
+
+    @Test("custom notFound and methodNotAllowed responses are used")
+    func customFallbacks() async throws {
+        var router = Router(notFound: { _ in HTTPResponse(status: 418) }, methodNotAllowed: { _ in HTTPResponse(status: 409) })
+        router.add("GET", "/a", named("a"))
+        #expect(await router.respond(to: try request("GET", "/b")).status == 418)
+        let wrongMethod = await router.respond(to: try request("POST", "/a"))
+        #expect(wrongMethod.status == 409)
+        #expect(wrongMethod.headers["Allow"] == "GET, HEAD")
+    }
+
+    @Test("HEAD falls back to the GET route")
+    func headFallsBackToGet() async throws {
+        var router = Router()
+        router.add("GET", "/v3/push", named("get"))
+        #expect(await router.respond(to: try request("HEAD", "/v3/push")).status == 200)
+    }
+}
