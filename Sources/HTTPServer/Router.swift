@@ -71,6 +71,11 @@ public struct Router: HTTPResponder {
         return .methodNotAllowed(allow: allowed.sorted())
     }
 
+    /// Every route as (method, pattern), in the order added: what openapi.yaml must describe.
+    public var table: [(method: String, pattern: String)] {
+        routes.map { ($0.method, $0.pattern.description) }
+    }
+
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         switch decide(method: request.method, path: request.path) {
         case .handler(let handler, let parameters):
@@ -86,7 +91,7 @@ public struct Router: HTTPResponder {
 }
 
 /// A route path split into literal and `{parameter}` segments.
-struct RoutePattern: Sendable, Equatable {
+struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
     enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
@@ -101,6 +106,15 @@ struct RoutePattern: Sendable, Equatable {
             }
             return .literal(segment)
         }
+    }
+
+    var description: String {
+        "/" + segments.map { segment in
+            switch segment {
+            case .literal(let text): text
+            case .parameter(let name): "{\(name)}"
+            }
+        }.joined(separator: "/")
     }
 
     /// Path segments; one trailing slash is ignored, so "/a/" and "/a" are the same path.

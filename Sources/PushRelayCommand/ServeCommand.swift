@@ -3,7 +3,6 @@ import Foundation
 import HTTPServer
 import RelayAPI
 import RelayCore
-import Synchronization
 
 /// `pushrelay serve`: migrate, serve the API until SIGTERM or SIGINT, then shut down in
 /// reverse order (stop accepting, finish requests in flight, close the pool, stop the
@@ -53,29 +52,39 @@ enum ServeCommand {
 enum Signals {
     static func wait(for signals: [Int32]) async -> Int32 {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let queue = DispatchQueue(label: "pushrelay.signals")
-            let once = Once()
-            for number in signals {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler {
-                    if once.claim() { continuation.resume(returning: number) }
-                }
-                source.resume()
-                Retained.keep(source)
-            }
+            SignalWatch(signals: signals) { continuation.resume(returning: $0) }.start()
         }
     }
 }
 
-/// True exactly once, whichever thread asks first.
-final class Once: Sendable {
-    private let claimed = Mutex(false)
-    func claim() -> Bool { claimed.withLock { value in defer { value = true }; return !value } }
-}
+/// The Dispatch signal sources of one wait; it resumes its caller once, with the first
+/// signal, and then lives (ignoring those signals) as long as the process.
+final class SignalWatch: @unchecked Sendable {
+    // Touched only on `queue` after `start()`.
+    private var sources: [any DispatchSourceSignal] = []
+    private var fired = false
+    private let queue = DispatchQueue(label: "pushrelay.signals")
+    private let signals: [Int32]
+    private let onSignal: @Sendable (Int32) -> Void
 
-/// Signal sources live as long as the process.
-enum Retained {
-    private static let sources = Mutex<[any DispatchSourceSignal]>([])
-    static func keep(_ source: any DispatchSourceSignal) { sources.withLock { $0.append(source) } }
+    init(signals: [Int32], onSignal: @escaping @Sendable (Int32) -> Void) {
+        self.signals = signals
+        self.onSignal = onSignal
+    }
+
+    func start() {
+        queue.sync {
+            for number in signals {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { [self] in
+                    guard !fired else { return }
+                    fired = true
+                    onSignal(number)
+                }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
 }

@@ -82,3 +82,12 @@ struct RouterTests {
         #expect(await router.respond(to: try request("HEAD", "/v3/push")).status == 200)
     }
 }
+
+@Suite struct RouterTableTests {
+    @Test func listsEveryRouteWithItsPattern() {
+        var router = Router()
+        router.add("get", "/v3/devices/{registration_id}") { _, _ in .json(200, []) }
+        router.add("POST", "/admin/v1/apps") { _, _ in .json(200, []) }
+        #expect(router.table.map { "\($0.method) \($0.pattern)" } == ["GET /v3/devices/{registration_id}", "POST /admin/v1/apps"])
+    }
+}

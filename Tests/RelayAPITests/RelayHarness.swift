@@ -17,12 +17,14 @@ final class RelayHarness: Sendable {
     let server: HTTPServer
     let port: Int
     let secretBox: SecretBox
+    let router: Router
 
-    private init(pool: PostgresPool, server: HTTPServer, port: Int, secretBox: SecretBox) {
+    private init(pool: PostgresPool, server: HTTPServer, port: Int, secretBox: SecretBox, router: Router) {
         self.pool = pool
         self.server = server
         self.port = port
         self.secretBox = secretBox
+        self.router = router
     }
 
     static func start(connectionString: String? = nil, maxBodySize: Int = 1 << 20) async throws -> RelayHarness {
@@ -39,9 +41,10 @@ final class RelayHarness: Sendable {
         configuration.port = 0
         configuration.threads = 2
         configuration.maxBodySize = maxBodySize
-        let server = HTTPServer(configuration: configuration, responder: RelayAPI.router(dependencies), logger: TestDatabase.quietLogger)
+        let router = RelayAPI.router(dependencies)
+        let server = HTTPServer(configuration: configuration, responder: router, logger: TestDatabase.quietLogger)
         let port = try server.start()
-        return RelayHarness(pool: pool, server: server, port: port, secretBox: box)
+        return RelayHarness(pool: pool, server: server, port: port, secretBox: box, router: router)
     }
 
     /// Runs `body` against a fresh relay and always stops it afterwards.
