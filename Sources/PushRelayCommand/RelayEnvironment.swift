@@ -92,13 +92,20 @@ struct RelayEnvironment {
             throw StartError("could not write the admin token to \(path)")
         }
         print("pushrelay: generated an admin token (kept in \(path)): \(token)")
+        fflush(stdout)
         return token
     }
 
     private static func makeDataDirectory(_ path: String) throws {
         do {
+            // 0711: the embedded cluster runs as `postgres` when we are root and must be able
+            // to pass through; nobody else may list it, and its secret files are 0600.
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+                                                    attributes: [.posixPermissions: 0o711])
+            if getuid() == 0, let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int,
+               mode & 0o011 != 0o011 {
+                try FileManager.default.setAttributes([.posixPermissions: mode | 0o011], ofItemAtPath: path)
+            }
         } catch {
             throw StartError("cannot create the data directory \(path): \(error.localizedDescription)")
         }
