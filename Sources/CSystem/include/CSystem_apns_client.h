@@ -1,4 +1,13 @@
 #ifndef CSYSTEM_APNS_CLIENT_H
 #define CSYSTEM_APNS_CLIENT_H
 
+#include <event2/dns.h>
+#include <openssl/ssl.h>
+
+/* SSL_CTX_add1_chain_cert is a macro: adds an intermediate to the client certificate chain. */
+long CSystem_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert);
+
+/* 1 once libevent uses pthread locks (needed for event_active from other threads); idempotent. */
+int CSystem_apns_use_pthreads(void);
+
 #endif

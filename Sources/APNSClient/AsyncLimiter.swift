@@ -1,0 +1,68 @@
+import Synchronization
+
+/// A counting semaphore for tasks: at most `limit` holders; further `acquire` calls suspend
+/// in FIFO order until a holder releases.
+final class AsyncLimiter: Sendable {
+    private struct State {
+        var available: Int
+        var waiters = RequestWaiters()
+        var inUse = 0
+        var highWater = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(limit: Int) {
+        state = Mutex(State(available: limit))
+    }
+
+    /// The most holders seen at once.
+    var highWater: Int { state.withLock { $0.highWater } }
+    var inUse: Int { state.withLock { $0.inUse } }
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = state.withLock { state -> Bool in
+                guard state.available > 0 else {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                state.available -= 1
+                state.inUse += 1
+                state.highWater = max(state.highWater, state.inUse)
+                return true
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    func release() {
+        // The slot passes straight to the longest waiter, if any.
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiters.popFirst() { return waiter }
+            state.available += 1
+            state.inUse -= 1
+            return nil
+        }
+        next?.resume()
+    }
+}
+
+/// The FIFO of suspended `acquire` calls.
+private struct RequestWaiters {
+    private var items: [CheckedContinuation<Void, Never>] = []
+    private var head = 0
+
+    mutating func append(_ waiter: CheckedContinuation<Void, Never>) { items.append(waiter) }
+
+    mutating func popFirst() -> CheckedContinuation<Void, Never>? {
+        guard head < items.count else { return nil }
+        let waiter = items[head]
+        head += 1
+        if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return waiter
+    }
+}
