@@ -1,42 +1,42 @@
 /// A FIFO of requests waiting for a stream, where retries go back in at the front.
 ///
 /// A ring buffer, so appends and removals at both ends cost O(1) without moving elements.
-struct RequestQueue {
-    private var slots: [PendingRequest?] = Array(repeating: nil, count: 16)
+struct RequestQueue<Element> {
+    private var slots: [Element?] = Array(repeating: nil, count: 16)
     private var head = 0
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 
-    mutating func append(_ request: PendingRequest) {
+    mutating func append(_ element: Element) {
         growIfFull()
-        slots[(head + count) % slots.count] = request
+        slots[(head + count) % slots.count] = element
         count += 1
     }
 
-    /// Puts a request back at the front: it was queued before everything still waiting.
-    mutating func prepend(_ request: PendingRequest) {
+    /// Puts an element back at the front (a retry was queued before everything still waiting).
+    mutating func prepend(_ element: Element) {
         growIfFull()
         head = (head - 1 + slots.count) % slots.count
-        slots[head] = request
+        slots[head] = element
         count += 1
     }
 
-    mutating func popFirst() -> PendingRequest? {
+    mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
-        let request = slots[head]
+        let element = slots[head]
         slots[head] = nil
         head = (head + 1) % slots.count
         count -= 1
-        return request
+        return element
     }
 
-    /// Removes and returns every request for which `shouldRemove` is true, keeping the order of the rest.
-    mutating func removeAll(where shouldRemove: (PendingRequest) -> Bool) -> [PendingRequest] {
-        var kept = RequestQueue()
-        var removed: [PendingRequest] = []
-        while let request = popFirst() {
-            if shouldRemove(request) { removed.append(request) } else { kept.append(request) }
+    /// Removes and returns every element for which `shouldRemove` is true, keeping the order of the rest.
+    mutating func removeAll(where shouldRemove: (Element) -> Bool) -> [Element] {
+        var kept = RequestQueue<Element>()
+        var removed: [Element] = []
+        while let element = popFirst() {
+            if shouldRemove(element) { removed.append(element) } else { kept.append(element) }
         }
         self = kept
         return removed
@@ -44,7 +44,7 @@ struct RequestQueue {
 
     private mutating func growIfFull() {
         guard count == slots.count else { return }
-        var grown: [PendingRequest?] = Array(repeating: nil, count: slots.count * 2)
+        var grown: [Element?] = Array(repeating: nil, count: slots.count * 2)
         for index in 0..<count { grown[index] = slots[(head + index) % slots.count] }
         slots = grown
         head = 0
