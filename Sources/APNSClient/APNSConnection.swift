@@ -235,19 +235,23 @@ final class APNSConnection {
     }
 
     private func describeError(_ events: Int16) -> String {
+        let socketError = errno
         var messages: [String] = []
         if let bufferEvent {
             while case let code = bufferevent_get_openssl_error(bufferEvent), code != 0 {
-                messages.append(ERR_reason_error_string(code).map { String(cString: $0) } ?? "OpenSSL error \(code)")
+                // libevent queues OpenSSL error codes, or SSL_get_error's small result when there is none.
+                messages.append(ERR_reason_error_string(code).map { String(cString: $0) } ?? "TLS I/O error \(code)")
             }
             if let ssl = bufferevent_openssl_get_ssl(bufferEvent), state == .connecting {
                 let verify = SSL_get_verify_result(ssl)
                 if verify != X509_V_OK { messages.append("certificate: \(String(cString: X509_verify_cert_error_string(verify)))") }
             }
+            let dnsError = bufferevent_socket_get_dns_error(bufferEvent)
+            if dnsError != 0 { messages.append("DNS: \(String(cString: evutil_gai_strerror(dnsError)))") }
         }
         if events & Int16(BEV_EVENT_EOF) != 0 { messages.append("closed by peer") }
         if events & Int16(BEV_EVENT_TIMEOUT) != 0 { messages.append("timeout") }
-        if messages.isEmpty, errno != 0 { messages.append(String(cString: strerror(errno))) }
+        if events & Int16(BEV_EVENT_ERROR) != 0, socketError != 0 { messages.append(String(cString: strerror(socketError))) }
         return messages.isEmpty ? "connection error" : messages.joined(separator: "; ")
     }
 

@@ -14,7 +14,7 @@ final class EventLoop: @unchecked Sendable {
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     init(name: String) throws {
-        guard CSystem_apns_use_pthreads() == 1, let base = event_base_new() else {
+        guard CSystem_apns_client_init() == 1, let base = event_base_new() else {
             throw APNSFailure.connectionFailed("cannot create an event loop")
         }
         self.base = base

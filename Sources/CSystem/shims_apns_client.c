@@ -9,10 +9,12 @@ static pthread_once_t CSystem_apns_threads_once = PTHREAD_ONCE_INIT;
 static int CSystem_apns_threads_result = -1;
 
 static void CSystem_apns_threads_init(void) {
+    /* A peer that vanishes must give EPIPE on write, not kill the process. */
+    signal(SIGPIPE, SIG_IGN);
     CSystem_apns_threads_result = evthread_use_pthreads();
 }
 
-int CSystem_apns_use_pthreads(void) {
+int CSystem_apns_client_init(void) {
     pthread_once(&CSystem_apns_threads_once, CSystem_apns_threads_init);
     return CSystem_apns_threads_result == 0;
 }

@@ -75,11 +75,11 @@ func accepts(port: Int) -> Bool {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func poll(timeout: Double = 10, _ condition: () -> Bool) async throws {
+func poll(timeout: Double = 10, every interval: Duration = .milliseconds(20), _ condition: () -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
         guard Date() < deadline else { throw TestFailure("condition not met within \(timeout) s") }
-        try await Task.sleep(for: .milliseconds(20))
+        try await Task.sleep(for: interval)
     }
 }
 
