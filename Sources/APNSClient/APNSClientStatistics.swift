@@ -9,6 +9,8 @@ public struct APNSClientStatistics: Sendable, Hashable {
     public var retried = 0
     public var connectionsOpened = 0
     public var connectionFailures = 0
+    /// Streams open now, over all connections: requests on the wire waiting for an answer.
+    public var streamsOpen = 0
     /// The most streams ever open at once on one connection.
     public var streamsHighWater = 0
     /// The most `send` calls ever waiting for an answer at once.
@@ -23,6 +25,7 @@ final class StatisticsCounters: Sendable {
     let retried = Atomic<Int>(0)
     let connectionsOpened = Atomic<Int>(0)
     let connectionFailures = Atomic<Int>(0)
+    let streamsOpen = Atomic<Int>(0)
     let streamsHighWater = Atomic<Int>(0)
 
     func count(_ result: APNSResult) {
@@ -33,8 +36,14 @@ final class StatisticsCounters: Sendable {
         }
     }
 
-    func noteStreams(_ open: Int) {
+    /// A stream opened on a connection that now has `open` streams.
+    func streamOpened(connectionStreams open: Int) {
+        streamsOpen.add(1, ordering: .relaxed)
         streamsHighWater.max(open, ordering: .relaxed)
+    }
+
+    func streamsEnded(_ count: Int) {
+        streamsOpen.subtract(count, ordering: .relaxed)
     }
 
     func snapshot(inFlightHighWater: Int) -> APNSClientStatistics {
@@ -43,6 +52,7 @@ final class StatisticsCounters: Sendable {
             failed: failed.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
             connectionsOpened: connectionsOpened.load(ordering: .relaxed),
             connectionFailures: connectionFailures.load(ordering: .relaxed),
-            streamsHighWater: streamsHighWater.load(ordering: .relaxed), inFlightHighWater: inFlightHighWater)
+            streamsOpen: streamsOpen.load(ordering: .relaxed), streamsHighWater: streamsHighWater.load(ordering: .relaxed),
+            inFlightHighWater: inFlightHighWater)
     }
 }

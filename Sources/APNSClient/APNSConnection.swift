@@ -37,6 +37,8 @@ final class APNSConnection {
     private var streams: [Int32: Stream] = [:]
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS; one stream until its SETTINGS arrive.
     private(set) var peerMaxStreams = 1
+    /// Whether the peer's first SETTINGS frame has arrived.
+    private(set) var peerSettingsReceived = false
     private let openedAt: Double
     private var lastActivity: Double
     private var pingSentAt: Double?
@@ -107,7 +109,7 @@ final class APNSConnection {
             return false
         }
         streams[streamID] = Stream(request: request, token: token, sentAt: monotonicSeconds())
-        pool.noteStreams(streams.count)
+        pool.streamOpened(connectionStreams: streams.count)
         if !receiving { flush() }
         return true
     }
@@ -154,6 +156,7 @@ final class APNSConnection {
         state = .closed
         let unanswered = streams.sorted { $0.key < $1.key }.map(\.value.request)
         streams.removeAll()
+        pool.streamsEnded(unanswered.count)
         if let session { nghttp2_session_del(session) }
         session = nil
         if let bufferEvent { bufferevent_free(bufferEvent) }
@@ -309,6 +312,7 @@ final class APNSConnection {
 
     private func streamClosed(_ streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
+        pool.streamsEnded(1)
         if stream.status != 0 {
             pool.answered(stream.request, on: self, status: stream.status, apnsID: stream.apnsID,
                           body: stream.response, token: stream.token)
@@ -326,6 +330,7 @@ final class APNSConnection {
             guard let session else { return }
             let advertised = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
             peerMaxStreams = Int(min(advertised, 100_000))
+            peerSettingsReceived = true
             pool.capacityChanged()
         case NGHTTP2_GOAWAY.rawValue:
             let debug = frame.goaway.opaque_data_len > 0

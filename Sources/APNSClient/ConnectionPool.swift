@@ -113,7 +113,10 @@ final class ConnectionPool: @unchecked Sendable {
     private func openConnectionIfAllowed() {
         guard !shuttingDown else { return }
         let live = connections.filter { $0.state == .connecting || $0.state == .ready }
-        guard live.count < maxConnections, !live.contains(where: { $0.state == .connecting }) else { return }
+        // A connection still in its handshake, or waiting for the peer's SETTINGS, will soon
+        // have room: open one more only when those are all known to be full.
+        let coming = live.contains { $0.state == .connecting || !$0.peerSettingsReceived }
+        guard live.count < maxConnections, !coming else { return }
         let now = monotonicSeconds()
         guard now >= nextConnectAt else {
             var delay = makeTimeval(seconds: nextConnectAt - now)
@@ -145,8 +148,12 @@ final class ConnectionPool: @unchecked Sendable {
         scheduleDispatch()
     }
 
-    func noteStreams(_ open: Int) {
-        counters.noteStreams(open)
+    func streamOpened(connectionStreams open: Int) {
+        counters.streamOpened(connectionStreams: open)
+    }
+
+    func streamsEnded(_ count: Int) {
+        counters.streamsEnded(count)
     }
 
     func goAwayReceived(_ connection: APNSConnection, lastStreamID: Int32, errorCode: UInt32, debug: String) {

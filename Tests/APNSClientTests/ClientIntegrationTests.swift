@@ -99,6 +99,9 @@ struct ClientIntegrationTests {
         let count = 10000
         async let outcome = Self.burst(client, count: count)
         try await poll(every: .milliseconds(1)) { client.statistics.accepted >= 1000 }
+        // Freeze the server so requests are surely on the wire, then kill it under them.
+        server.pause()
+        try await poll { client.statistics.streamsOpen >= 100 }
         try await server.kill()
         try await poll { client.statistics.connectionFailures >= 2 }  // it is trying to reconnect
         try await server.start()
@@ -106,7 +109,8 @@ struct ClientIntegrationTests {
         #expect(returns.allSatisfy { $0 == 1 })
         let accepted = results.filter { if case .accepted = $0 { true } else { false } }.count
         #expect(accepted == count, "not accepted: \(Set(results.filter { if case .accepted = $0 { false } else { true } }.map { "\($0)" }))")
-        #expect(client.statistics.retried > 0)
+        #expect(client.statistics.retried >= 100)
+        #expect(client.statistics.streamsOpen == 0)
         await client.shutdown()
         await server.stop()
     }

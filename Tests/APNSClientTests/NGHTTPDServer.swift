@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 
 /// `nghttpd`, a real HTTP/2 + TLS server, serving empty files at `/3/device/<token>` on
@@ -42,6 +43,11 @@ final class NGHTTPDServer: @unchecked Sendable {
         try process.run()
         self.process = process
         try await poll { accepts(port: port) }
+    }
+
+    /// Freezes nghttpd (SIGSTOP): connections stay open, nothing is answered.
+    func pause() {
+        if let process { Foundation.kill(process.processIdentifier, SIGSTOP) }
     }
 
     /// Kills nghttpd (SIGKILL: connections drop without GOAWAY) and waits until it is gone.
