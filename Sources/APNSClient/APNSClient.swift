@@ -89,9 +89,19 @@ public final class APNSClient: Sendable {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for pool in pools {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if !pool.loop.execute({ pool.shutdown(continuation) }) { continuation.resume() }
+                if !pool.loop.execute({ pool.shutdown { continuation.resume() } }) { continuation.resume() }
             }
         }
         for loop in loops { await loop.stop() }
+    }
+
+    /// A client dropped without `shutdown()` still winds down: its pools close their
+    /// connections and its loop threads end.
+    deinit {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for pool in pools {
+            let loop = pool.loop
+            if !loop.execute({ pool.shutdown { loop.requestStop() } }) { loop.requestStop() }
+        }
     }
 }

@@ -161,7 +161,10 @@ final class APNSConnection {
         session = nil
         if let bufferEvent { bufferevent_free(bufferEvent) }
         bufferEvent = nil
-        pool.connectionClosed(self, reason: reason, unanswered: unanswered, wasReady: wasReady)
+        // The pool drops its reference here, possibly the last one, while this method runs.
+        withExtendedLifetime(self) {
+            pool.connectionClosed(self, reason: reason, unanswered: unanswered, wasReady: wasReady)
+        }
     }
 
     // MARK: libevent

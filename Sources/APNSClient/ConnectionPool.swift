@@ -28,8 +28,11 @@ final class ConnectionPool: @unchecked Sendable {
     private var connectFailures = 0
     private var nextConnectAt = 0.0
     private var lastConnectError = "no connection yet"
-    private var shutdownWaiter: CheckedContinuation<Void, Never>?
+    private var shutdownDone: (@Sendable () -> Void)?
     private var shuttingDown = false
+    /// libevent holds only unretained pointers to the pool: it keeps itself alive from
+    /// `start` until its shutdown is done.
+    private var keepAlive: ConnectionPool?
 
     init(
         loop: EventLoop, configuration: APNSClientConfiguration, maxConnections: Int, tls: TLSContext,
@@ -47,6 +50,7 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     private func start() {
+        keepAlive = self
         let context = Unmanaged.passUnretained(self).toOpaque()
         dispatchEvent = event_new(loop.base, -1, 0, { _, _, context in
             Unmanaged<ConnectionPool>.fromOpaque(context!).takeUnretainedValue().dispatch()
@@ -265,10 +269,11 @@ final class ConnectionPool: @unchecked Sendable {
 
     // MARK: shutdown
 
-    /// Fails what waits, lets open streams be answered, closes every connection, then resumes `waiter`.
-    func shutdown(_ waiter: CheckedContinuation<Void, Never>) {
+    /// Fails what waits, lets open streams be answered, closes every connection, then calls `done`.
+    func shutdown(then done: @escaping @Sendable () -> Void) {
+        guard !shuttingDown else { return }
         shuttingDown = true
-        shutdownWaiter = waiter
+        shutdownDone = done
         failAllPending(.failed(.shutdown))
         for connection in connections { connection.drain() }
         for connection in connections where connection.state == .connecting { connection.close("shutting down") }
@@ -276,14 +281,15 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     private func finishShutdownIfDone() {
-        guard shuttingDown, connections.isEmpty, let waiter = shutdownWaiter else { return }
-        shutdownWaiter = nil
-        for event in [dispatchEvent, tickEvent, backoffEvent] { event_free(event) }
+        guard shuttingDown, connections.isEmpty, let done = shutdownDone else { return }
+        shutdownDone = nil
+        for event in [dispatchEvent, tickEvent, backoffEvent] where event != nil { event_free(event) }
         dispatchEvent = nil
         tickEvent = nil
         backoffEvent = nil
         if let dnsBase { evdns_base_free(dnsBase, 1) }
         dnsBase = nil
-        waiter.resume()
+        keepAlive = nil
+        done()
     }
 }

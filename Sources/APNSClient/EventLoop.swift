@@ -52,8 +52,8 @@ final class EventLoop: @unchecked Sendable {
         return true
     }
 
-    /// Stops the loop after the jobs already queued, and waits until its thread is done.
-    func stop() async {
+    /// Stops the loop after the jobs already queued; callable from any thread, once or more.
+    func requestStop() {
         let stopping = jobs.withLock { state -> Bool in
             if state.stopped { return false }
             state.queue.append { [self] in event_base_loopbreak(self.base) }
@@ -61,6 +61,11 @@ final class EventLoop: @unchecked Sendable {
             return true
         }
         if stopping { event_active(wakeEvent, 0, 0) }
+    }
+
+    /// Stops the loop after the jobs already queued, and waits until its thread is done.
+    func stop() async {
+        requestStop()
         await withCheckedContinuation { continuation in
             let done = finished.withLock { state in
                 if !state.done { state.waiters.append(continuation) }

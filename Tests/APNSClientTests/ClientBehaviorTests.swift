@@ -25,7 +25,7 @@ struct ClientBehaviorTests {
     struct Fixture {
         let directory: TemporaryDirectory
         let server: ScriptedHTTP2Server
-        let client: APNSClient
+        private(set) var client: APNSClient!
         let clock: TestClock
 
         init(
@@ -54,8 +54,13 @@ struct ClientBehaviorTests {
             client = try APNSClient(configuration: configuration, logger: Logger(label: "test", level: .error), clock: clock)
         }
 
+        /// Lets go of the client without shutting it down.
+        mutating func dropClient() {
+            client = nil
+        }
+
         func tearDown() async {
-            await client.shutdown()
+            await client?.shutdown()
             server.stop()
             directory.remove()
         }
@@ -230,6 +235,34 @@ struct ClientBehaviorTests {
         try await poll { fixture.server.pings >= 2 }
         _ = await fixture.client.send(Self.notification())
         #expect(fixture.server.requests.map(\.connection) == [1, 1])
+        await fixture.tearDown()
+    }
+
+    @Test func shutdownWaitsForAnswersAlreadyOnTheWire() async throws {
+        let answer = DispatchSemaphore(value: 0)
+        let fixture = try await Fixture { _ in
+            answer.wait()  // the server's own connection thread holds the answer back
+            return .respond(status: 200)
+        }
+        let client = try #require(fixture.client)
+        let id = UUID()
+        async let result = client.send(Self.notification(id: id))
+        try await poll { client.statistics.streamsOpen == 1 }
+        async let stopped: Void = client.shutdown()
+        while await client.send(Self.notification()) != .failed(.shutdown) { await Task.yield() }
+        answer.signal()
+        #expect(await result == .accepted(apnsID: id))
+        await stopped
+        try await poll { fixture.server.openConnections == 0 }
+        await fixture.tearDown()
+    }
+
+    @Test func aClientDroppedWithoutShutdownClosesItsConnections() async throws {
+        var fixture = try await Fixture { _ in .respond(status: 200) }
+        _ = await fixture.client.send(Self.notification())
+        #expect(fixture.server.openConnections == 1)
+        fixture.dropClient()
+        try await poll { fixture.server.openConnections == 0 }
         await fixture.tearDown()
     }
 }

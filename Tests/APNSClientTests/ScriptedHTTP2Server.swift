@@ -36,7 +36,7 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
     private let context: OpaquePointer
     private let listener: Int32
     private let handler: Handler
-    private let state = Mutex<(requests: [Request], pings: Int, sockets: [Int32], connections: Int)>(([], 0, [], 0))
+    private let state = Mutex<(requests: [Request], pings: Int, sockets: [Int32], connections: Int, open: Int)>(([], 0, [], 0, 0))
 
     /// - Parameters:
     ///   - certificate / key: PEM files of the server.
@@ -93,6 +93,8 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
 
     var requests: [Request] { state.withLock { $0.requests } }
     var pings: Int { state.withLock { $0.pings } }
+    /// Connections accepted and not yet closed.
+    var openConnections: Int { state.withLock { $0.open } }
 
     /// Stops accepting and closes every connection.
     func stop() {
@@ -108,11 +110,13 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
             let number = state.withLock { state in
                 state.sockets.append(socket)
                 state.connections += 1
+                state.open += 1
                 return state.connections
             }
             Thread { [self] in
                 ServerConnection(server: self, socket: socket, number: number).serve()
                 close(socket)
+                state.withLock { $0.open -= 1 }
             }.start()
         }
         close(listener)
