@@ -80,7 +80,8 @@ public final class APNSClient: Sendable {
 
     /// Counters since the client started.
     public var statistics: APNSClientStatistics {
-        counters.snapshot(inFlightHighWater: limiter.highWater)
+        let usage = limiter.usage
+        return counters.snapshot(inFlight: usage.inUse, inFlightHighWater: usage.highWater)
     }
 
     /// Fails sends that have not gone out, waits for the answers to those that have (at

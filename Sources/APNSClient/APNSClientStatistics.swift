@@ -13,6 +13,8 @@ public struct APNSClientStatistics: Sendable, Hashable {
     public var streamsOpen = 0
     /// The most streams ever open at once on one connection.
     public var streamsHighWater = 0
+    /// `send` calls waiting for an answer now.
+    public var inFlight = 0
     /// The most `send` calls ever waiting for an answer at once.
     public var inFlightHighWater = 0
 }
@@ -46,13 +48,13 @@ final class StatisticsCounters: Sendable {
         streamsOpen.subtract(count, ordering: .relaxed)
     }
 
-    func snapshot(inFlightHighWater: Int) -> APNSClientStatistics {
+    func snapshot(inFlight: Int, inFlightHighWater: Int) -> APNSClientStatistics {
         APNSClientStatistics(
             accepted: accepted.load(ordering: .relaxed), rejected: rejected.load(ordering: .relaxed),
             failed: failed.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
             connectionsOpened: connectionsOpened.load(ordering: .relaxed),
             connectionFailures: connectionFailures.load(ordering: .relaxed),
             streamsOpen: streamsOpen.load(ordering: .relaxed), streamsHighWater: streamsHighWater.load(ordering: .relaxed),
-            inFlightHighWater: inFlightHighWater)
+            inFlight: inFlight, inFlightHighWater: inFlightHighWater)
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 final class AsyncLimiter: Sendable {
     private struct State {
         var available: Int
-        var waiters = RequestWaiters()
+        var waiters = Deque<CheckedContinuation<Void, Never>>()
         var inUse = 0
         var highWater = 0
     }
@@ -16,9 +16,8 @@ final class AsyncLimiter: Sendable {
         state = Mutex(State(available: limit))
     }
 
-    /// The most holders seen at once.
-    var highWater: Int { state.withLock { $0.highWater } }
-    var inUse: Int { state.withLock { $0.inUse } }
+    /// Holders now, and the most ever seen at once.
+    var usage: (inUse: Int, highWater: Int) { state.withLock { ($0.inUse, $0.highWater) } }
 
     func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -45,24 +44,5 @@ final class AsyncLimiter: Sendable {
             return nil
         }
         next?.resume()
-    }
-}
-
-/// The FIFO of suspended `acquire` calls.
-private struct RequestWaiters {
-    private var items: [CheckedContinuation<Void, Never>] = []
-    private var head = 0
-
-    mutating func append(_ waiter: CheckedContinuation<Void, Never>) { items.append(waiter) }
-
-    mutating func popFirst() -> CheckedContinuation<Void, Never>? {
-        guard head < items.count else { return nil }
-        let waiter = items[head]
-        head += 1
-        if head > 1024 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return waiter
     }
 }

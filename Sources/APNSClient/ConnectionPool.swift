@@ -18,7 +18,7 @@ final class ConnectionPool: @unchecked Sendable {
     private let counters: StatisticsCounters
 
     private var connections: [APNSConnection] = []
-    private var pending = RequestQueue<PendingRequest>()
+    private var pending = Deque<PendingRequest>()
     private var nextConnectionID = 0
     private var dispatchEvent: OpaquePointer?
     private var tickEvent: OpaquePointer?

@@ -58,10 +58,11 @@ struct ClientIntegrationTests {
         return (returns, results.sorted { $0.0 < $1.0 }.map(\.1))
     }
 
-    @Test func twoThousandConcurrentSendsCompleteOnceWithinTheBounds() async throws {
+    @Test(arguments: [1, 2])
+    func twoThousandConcurrentSendsCompleteOnceWithinTheBounds(eventLoops: Int) async throws {
         let server = try await NGHTTPDServer(tokens: [Self.token], maxConcurrentStreams: 100)
         try await server.start()
-        let client = try await Self.makeClient(server, maxConnections: 4, maxInFlight: 300)
+        let client = try await Self.makeClient(server, maxConnections: 4, maxInFlight: 300) { $0.eventLoopCount = eventLoops }
         let (returns, results) = await Self.burst(client, count: 2000)
         #expect(returns.allSatisfy { $0 == 1 })
         #expect(results.allSatisfy { if case .accepted = $0 { true } else { false } })
@@ -71,6 +72,7 @@ struct ClientIntegrationTests {
         #expect(statistics.inFlightHighWater > 100)  // the bound was reached, so it was tested
         #expect(statistics.streamsHighWater <= 100)  // nghttpd's SETTINGS_MAX_CONCURRENT_STREAMS
         #expect(statistics.connectionsOpened >= 3 && statistics.connectionsOpened <= 4)
+        #expect(statistics.inFlight == 0 && statistics.streamsOpen == 0)
         await client.shutdown()
         await server.stop()
     }

@@ -1,7 +1,8 @@
-/// A FIFO of requests waiting for a stream, where retries go back in at the front.
+/// A FIFO that can also take elements back at the front: requests waiting for a stream
+/// (retries go back first) and tasks waiting for an in-flight slot.
 ///
 /// A ring buffer, so appends and removals at both ends cost O(1) without moving elements.
-struct RequestQueue<Element> {
+struct Deque<Element> {
     private var slots: [Element?] = Array(repeating: nil, count: 16)
     private var head = 0
     private(set) var count = 0
@@ -33,7 +34,7 @@ struct RequestQueue<Element> {
 
     /// Removes and returns every element for which `shouldRemove` is true, keeping the order of the rest.
     mutating func removeAll(where shouldRemove: (Element) -> Bool) -> [Element] {
-        var kept = RequestQueue<Element>()
+        var kept = Deque<Element>()
         var removed: [Element] = []
         while let element = popFirst() {
             if shouldRemove(element) { removed.append(element) } else { kept.append(element) }

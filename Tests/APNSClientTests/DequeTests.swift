@@ -1,9 +1,9 @@
 import Testing
 @testable import APNSClient
 
-@Suite struct RequestQueueTests {
+@Suite struct DequeTests {
     @Test func fifoWithRetriesAtTheFrontAcrossGrowth() {
-        var queue = RequestQueue<Int>()
+        var queue = Deque<Int>()
         for value in 1...40 { queue.append(value) }  // grows past the initial 16 slots
         #expect(queue.popFirst() == 1)
         #expect(queue.popFirst() == 2)
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func removeAllKeepsTheOrderOfTheRest() {
-        var queue = RequestQueue<Int>()
+        var queue = Deque<Int>()
         for value in 1...20 { queue.append(value) }
         queue.prepend(0)
         let removed = queue.removeAll { $0 % 3 == 0 }
