@@ -39,6 +39,10 @@ final class APNSConnection {
     private(set) var peerMaxStreams = 1
     /// Whether the peer's first SETTINGS frame has arrived.
     private(set) var peerSettingsReceived = false
+    /// Whether any request got an answer here: a connection that dies before that counts as
+    /// a failed connection attempt, so a server that takes the handshake and then hangs up
+    /// is retried with backoff too.
+    private(set) var answeredAny = false
     private let openedAt: Double
     private var lastActivity: Double
     private var pingSentAt: Double?
@@ -317,6 +321,7 @@ final class APNSConnection {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         pool.streamsEnded(1)
         if stream.status != 0 {
+            answeredAny = true
             pool.answered(stream.request, on: self, status: stream.status, apnsID: stream.apnsID,
                           body: stream.response, token: stream.token)
         } else if stream.timedOut {

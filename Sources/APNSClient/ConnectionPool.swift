@@ -141,8 +141,6 @@ final class ConnectionPool: @unchecked Sendable {
     // MARK: events from connections
 
     func connectionReady(_ connection: APNSConnection) {
-        connectFailures = 0
-        nextConnectAt = 0
         counters.connectionsOpened.add(1, ordering: .relaxed)
         logger.debug("APNs connection ready", ["connection": String(connection.id)])
         scheduleDispatch()
@@ -169,6 +167,8 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     func answered(_ request: PendingRequest, on connection: APNSConnection, status: Int, apnsID: String?, body: [UInt8], token: String?) {
+        connectFailures = 0
+        nextConnectAt = 0
         let result = APNSResult(status: status, apnsID: apnsID, body: body, sentID: request.notification.apnsID)
         if case .rejected(403, .expiredProviderToken, _) = result, let tokens, let token, !request.retriedWithNewToken,
            (try? tokens.tokenExpired(token)) == true {
@@ -206,12 +206,14 @@ final class ConnectionPool: @unchecked Sendable {
 
     func connectionClosed(_ connection: APNSConnection, reason: String, unanswered: [PendingRequest], wasReady: Bool) {
         connections.removeAll { $0 === connection }
-        if wasReady {
+        if !wasReady {
+            connectFailed(reason)
+        } else if !connection.answeredAny && !unanswered.isEmpty {
+            connectFailed("closed before answering anything: \(reason)")
+        } else {
             logger.info("APNs connection closed", [
                 "connection": String(connection.id), "reason": reason, "unanswered": String(unanswered.count),
             ])
-        } else {
-            connectFailed(reason)
         }
         for request in unanswered.reversed() { retry(request, because: reason) }
         scheduleDispatch()

@@ -150,6 +150,8 @@ struct ClientBehaviorTests {
             return
         }
         #expect(fixture.server.requests.count == 3)
+        // Connections that die before answering anything count as failed attempts (backoff).
+        #expect(fixture.client.statistics.connectionFailures == 3)
         await fixture.tearDown()
     }
 
