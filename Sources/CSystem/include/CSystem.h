@@ -1,6 +1,11 @@
 #ifndef CSYSTEM_H
 #define CSYSTEM_H
 
+/* Before libevent's event-config.h defines _GNU_SOURCE: glibc's fd_set must be declared as
+   Foundation (CDispatch) sees it, or a clean build fails with two fd_set definitions. */
+#include <sys/types.h>
+#include <sys/select.h>
+
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <event2/http.h>
