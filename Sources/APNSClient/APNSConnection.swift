@@ -49,7 +49,6 @@ final class APNSConnection {
     private var receiving = false
     private var closeRequested: String?
 
-    var openStreams: Int { streams.count }
     var hasCapacity: Bool { state == .ready && streams.count < peerMaxStreams }
 
     init(id: Int, pool: ConnectionPool) {
@@ -226,7 +225,7 @@ final class APNSConnection {
         } else if let session, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             close("HTTP/2 session ended")
         } else if state == .draining, streams.isEmpty {
-            close("drained after GOAWAY")
+            close("drained")
         }
     }
 

@@ -129,13 +129,15 @@ final class ConnectionPool: @unchecked Sendable {
         }
         nextConnectionID += 1
         let connection = APNSConnection(id: nextConnectionID, pool: self)
+        // Listed before connecting: should libevent report a failure at once, `connectionClosed`
+        // finds it and takes it out again.
+        connections.append(connection)
         if let error = connection.connect(
             base: loop.base, dnsBase: dnsBase, tls: tls, host: configuration.host, port: configuration.port
         ) {
+            connections.removeAll { $0 === connection }
             connectFailed(error)
-            return
         }
-        connections.append(connection)
     }
 
     // MARK: events from connections
