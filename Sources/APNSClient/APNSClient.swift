@@ -60,7 +60,8 @@ public final class APNSClient: Sendable {
     /// Sends one notification and returns what became of it.
     ///
     /// Suspends while `maxInFlight` sends are already waiting. Never throws: a notification
-    /// that breaks a rule, or that cannot reach APNs, comes back as `.failed`.
+    /// that breaks a rule, or that cannot reach APNs, comes back as `.failed`. Task
+    /// cancellation is not observed: a notification handed over is always answered, once.
     public func send(_ notification: APNSNotification) async -> APNSResult {
         if let problem = notification.validate() {
             counters.count(.failed(.invalid(problem)))
