@@ -21,22 +21,29 @@ struct ClientBehaviorTests {
         return (certificate, key)
     }
 
-    /// A server answering with `handler`, and a client configured for it.
-    struct Fixture {
+    /// A server answering with `handler`, and a client configured for it; the server and its
+    /// files go away with the fixture, however the test ends.
+    final class Fixture {
         let directory: TemporaryDirectory
         let server: ScriptedHTTP2Server
         private(set) var client: APNSClient!
-        let clock: TestClock
+        let clock = TestClock(Date())
 
         init(
-        maxConcurrentStreams: UInt32 = 100, clientCertificate: Bool = false, requireClientCertificate: Bool = false,
+            maxConcurrentStreams: UInt32 = 100, clientCertificate: Bool = false, requireClientCertificate: Bool = false,
             adjust: (inout APNSClientConfiguration) -> Void = { _ in }, handler: @escaping ScriptedHTTP2Server.Handler
         ) async throws {
             directory = try TemporaryDirectory()
-            let serverCertificate = try await makeCertificate(directory, name: "server")
-            server = try ScriptedHTTP2Server(
-                certificate: serverCertificate.certificate, key: serverCertificate.key,
-                maxConcurrentStreams: maxConcurrentStreams, requireClientCertificate: requireClientCertificate, handler: handler)
+            do {
+                let serverCertificate = try await makeCertificate(directory, name: "server")
+                server = try ScriptedHTTP2Server(
+                    certificate: serverCertificate.certificate, key: serverCertificate.key,
+                    maxConcurrentStreams: maxConcurrentStreams, requireClientCertificate: requireClientCertificate,
+                    handler: handler)
+            } catch {
+                directory.remove()
+                throw error
+            }
             let authentication: APNSClientConfiguration.Authentication
             if clientCertificate {
                 let pair = try await makeCertificate(directory, name: "com.example.app")
@@ -47,20 +54,23 @@ struct ClientBehaviorTests {
             }
             var configuration = try APNSClientConfiguration(
                 endpoint: URL(string: "https://127.0.0.1:\(server.port)")!, authentication: authentication,
-                caFile: serverCertificate.certificate)
+                caFile: directory.path("server.crt"))
             configuration.reconnectDelay = 0.01
             adjust(&configuration)
-            clock = TestClock(Date())
             client = try APNSClient(configuration: configuration, logger: Logger(label: "test", level: .error), clock: clock)
         }
 
         /// Lets go of the client without shutting it down.
-        mutating func dropClient() {
+        func dropClient() {
             client = nil
         }
 
+        /// Shuts the client down gracefully; the rest goes in `deinit`.
         func tearDown() async {
             await client?.shutdown()
+        }
+
+        deinit {
             server.stop()
             directory.remove()
         }
@@ -145,10 +155,7 @@ struct ClientBehaviorTests {
     @Test func tooManyDeathsFailTheRequestOnce() async throws {
         let fixture = try await Fixture(adjust: { $0.maxAttempts = 3 }) { _ in .dropConnection }
         let result = await fixture.client.send(Self.notification())
-        guard case .failed(.connectionFailed) = result else {
-            Issue.record("expected a connection failure, got \(result)")
-            return
-        }
+        if case .failed(.connectionFailed) = result {} else { Issue.record("expected a connection failure, got \(result)") }
         #expect(fixture.server.requests.count == 3)
         // Connections that die before answering anything count as failed attempts (backoff).
         #expect(fixture.client.statistics.connectionFailures == 3)
@@ -223,10 +230,8 @@ struct ClientBehaviorTests {
 
     @Test func withoutAClientCertificateTheHandshakeFails() async throws {
         let fixture = try await Fixture(requireClientCertificate: true, adjust: { $0.maxConnectFailures = 2 }) { _ in .respond(status: 200) }
-        guard case .failed(.connectionFailed) = await fixture.client.send(Self.notification()) else {
-            Issue.record("a client without a certificate got through")
-            return
-        }
+        let result = await fixture.client.send(Self.notification())
+        if case .failed(.connectionFailed) = result {} else { Issue.record("a client without a certificate got through: \(result)") }
         #expect(fixture.server.requests.isEmpty)
         await fixture.tearDown()
     }
@@ -260,7 +265,7 @@ struct ClientBehaviorTests {
     }
 
     @Test func aClientDroppedWithoutShutdownClosesItsConnections() async throws {
-        var fixture = try await Fixture { _ in .respond(status: 200) }
+        let fixture = try await Fixture { _ in .respond(status: 200) }
         _ = await fixture.client.send(Self.notification())
         #expect(fixture.server.openConnections == 1)
         fixture.dropClient()

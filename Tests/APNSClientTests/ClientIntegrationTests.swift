@@ -31,17 +31,16 @@ struct ClientIntegrationTests {
     }
 
     @Test func roundTripGivesTypedResults() async throws {
-        let server = try await NGHTTPDServer(tokens: [Self.token])
-        try await server.start()
-        let client = try await Self.makeClient(server)
-        let id = UUID()
-        let accepted = await client.send(Self.notification(id: id))
-        #expect(accepted == .accepted(apnsID: id))
-        let missing = await client.send(Self.notification(token: "cd"))
-        #expect(missing == .rejected(status: 404, reason: .unknown(""), timestamp: nil))
-        #expect(action(for: missing) == .failPermanently(.unknown("")))
-        await client.shutdown()
-        await server.stop()
+        try await withNGHTTPD(tokens: [Self.token]) { server in
+            let client = try await Self.makeClient(server)
+            let id = UUID()
+            let accepted = await client.send(Self.notification(id: id))
+            #expect(accepted == .accepted(apnsID: id))
+            let missing = await client.send(Self.notification(token: "cd"))
+            #expect(missing == .rejected(status: 404, reason: .unknown(""), timestamp: nil))
+            #expect(action(for: missing) == .failPermanently(.unknown("")))
+            await client.shutdown()
+        }
     }
 
     /// Sends `count` notifications at once and counts how often each send returned.
@@ -60,79 +59,75 @@ struct ClientIntegrationTests {
 
     @Test(arguments: [1, 2])
     func twoThousandConcurrentSendsCompleteOnceWithinTheBounds(eventLoops: Int) async throws {
-        let server = try await NGHTTPDServer(tokens: [Self.token], maxConcurrentStreams: 100)
-        try await server.start()
-        let client = try await Self.makeClient(server, maxConnections: 4, maxInFlight: 300) { $0.eventLoopCount = eventLoops }
-        let (returns, results) = await Self.burst(client, count: 2000)
-        #expect(returns.allSatisfy { $0 == 1 })
-        #expect(results.allSatisfy { if case .accepted = $0 { true } else { false } })
-        let statistics = client.statistics
-        #expect(statistics.accepted == 2000)
-        #expect(statistics.inFlightHighWater <= 300)
-        #expect(statistics.inFlightHighWater > 100)  // the bound was reached, so it was tested
-        #expect(statistics.streamsHighWater <= 100)  // nghttpd's SETTINGS_MAX_CONCURRENT_STREAMS
-        #expect(statistics.connectionsOpened >= 3 && statistics.connectionsOpened <= 4)
-        #expect(statistics.inFlight == 0 && statistics.streamsOpen == 0)
-        await client.shutdown()
-        await server.stop()
+        try await withNGHTTPD(tokens: [Self.token], maxConcurrentStreams: 100) { server in
+            let client = try await Self.makeClient(server, maxConnections: 4, maxInFlight: 300) { $0.eventLoopCount = eventLoops }
+            let (returns, results) = await Self.burst(client, count: 2000)
+            #expect(returns.allSatisfy { $0 == 1 })
+            #expect(results.allSatisfy { if case .accepted = $0 { true } else { false } })
+            let statistics = client.statistics
+            #expect(statistics.accepted == 2000)
+            #expect(statistics.inFlightHighWater <= 300)
+            #expect(statistics.inFlightHighWater > 100)  // the bound was reached, so it was tested
+            #expect(statistics.streamsHighWater <= 100)  // nghttpd's SETTINGS_MAX_CONCURRENT_STREAMS
+            #expect(statistics.connectionsOpened >= 3 && statistics.connectionsOpened <= 4)
+            #expect(statistics.inFlight == 0 && statistics.streamsOpen == 0)
+            await client.shutdown()
+        }
     }
 
     @Test func followsThePeersStreamLimit() async throws {
-        let server = try await NGHTTPDServer(tokens: [Self.token], maxConcurrentStreams: 3)
-        try await server.start()
-        let client = try await Self.makeClient(server, maxConnections: 1, maxInFlight: 50)
-        let (returns, _) = await Self.burst(client, count: 200)
-        #expect(returns.allSatisfy { $0 == 1 })
-        #expect(client.statistics.accepted == 200)
-        #expect(client.statistics.streamsHighWater == 3)
-        await client.shutdown()
-        await server.stop()
+        try await withNGHTTPD(tokens: [Self.token], maxConcurrentStreams: 3) { server in
+            let client = try await Self.makeClient(server, maxConnections: 1, maxInFlight: 50)
+            let (returns, _) = await Self.burst(client, count: 200)
+            #expect(returns.allSatisfy { $0 == 1 })
+            #expect(client.statistics.accepted == 200)
+            #expect(client.statistics.streamsHighWater == 3)
+            await client.shutdown()
+        }
     }
 
     @Test func serverKilledMidBurstLosesAndDoublesNothing() async throws {
-        let server = try await NGHTTPDServer(tokens: [Self.token])
-        try await server.start()
-        let client = try await Self.makeClient(server, maxConnections: 2, maxInFlight: 400) {
-            $0.reconnectDelay = 0.02
-            $0.maxReconnectDelay = 0.2
-            $0.maxConnectFailures = 1000
-            $0.maxAttempts = 10
+        try await withNGHTTPD(tokens: [Self.token]) { server in
+            let client = try await Self.makeClient(server, maxConnections: 2, maxInFlight: 400) {
+                $0.reconnectDelay = 0.02
+                $0.maxReconnectDelay = 0.2
+                $0.maxConnectFailures = 1000
+                $0.maxAttempts = 10
+            }
+            let count = 10000
+            async let outcome = Self.burst(client, count: count)
+            try await poll(every: .milliseconds(1)) { client.statistics.accepted >= 1000 }
+            // Freeze the server so requests are surely on the wire, then kill it under them.
+            server.pause()
+            try await poll { client.statistics.streamsOpen >= 100 }
+            try await server.kill()
+            try await poll { client.statistics.connectionFailures >= 2 }  // it is trying to reconnect
+            try await server.start()
+            let (returns, results) = await outcome
+            #expect(returns.allSatisfy { $0 == 1 })
+            let accepted = results.filter { if case .accepted = $0 { true } else { false } }.count
+            #expect(accepted == count, "not accepted: \(Set(results.filter { if case .accepted = $0 { false } else { true } }.map { "\($0)" }))")
+            #expect(client.statistics.retried >= 100)
+            #expect(client.statistics.streamsOpen == 0)
+            await client.shutdown()
         }
-        let count = 10000
-        async let outcome = Self.burst(client, count: count)
-        try await poll(every: .milliseconds(1)) { client.statistics.accepted >= 1000 }
-        // Freeze the server so requests are surely on the wire, then kill it under them.
-        server.pause()
-        try await poll { client.statistics.streamsOpen >= 100 }
-        try await server.kill()
-        try await poll { client.statistics.connectionFailures >= 2 }  // it is trying to reconnect
-        try await server.start()
-        let (returns, results) = await outcome
-        #expect(returns.allSatisfy { $0 == 1 })
-        let accepted = results.filter { if case .accepted = $0 { true } else { false } }.count
-        #expect(accepted == count, "not accepted: \(Set(results.filter { if case .accepted = $0 { false } else { true } }.map { "\($0)" }))")
-        #expect(client.statistics.retried >= 100)
-        #expect(client.statistics.streamsOpen == 0)
-        await client.shutdown()
-        await server.stop()
     }
 
     @Test func untrustedServerCertificateFailsTheSend() async throws {
-        let server = try await NGHTTPDServer(tokens: [Self.token])
-        try await server.start()
-        let client = try await Self.makeClient(server) {
-            $0.caFile = nil
-            $0.maxConnectFailures = 2
-            $0.reconnectDelay = 0.01
+        try await withNGHTTPD(tokens: [Self.token]) { server in
+            let client = try await Self.makeClient(server) {
+                $0.caFile = nil
+                $0.maxConnectFailures = 2
+                $0.reconnectDelay = 0.01
+            }
+            let result = await client.send(Self.notification())
+            if case let .failed(.connectionFailed(detail)) = result {
+                #expect(detail.contains("certificate"))
+            } else {
+                Issue.record("expected a connection failure, got \(result)")
+            }
+            await client.shutdown()
         }
-        let result = await client.send(Self.notification())
-        guard case let .failed(.connectionFailed(detail)) = result else {
-            Issue.record("expected a connection failure, got \(result)")
-            return
-        }
-        #expect(detail.contains("certificate"))
-        await client.shutdown()
-        await server.stop()
     }
 
     @Test func nothingListeningFailsAfterTheConnectAttempts() async throws {
@@ -159,28 +154,26 @@ struct ClientIntegrationTests {
     }
 
     @Test func expiredNotificationsAreNotSent() async throws {
-        let server = try await NGHTTPDServer(tokens: [Self.token])
-        try await server.start()
-        let client = try await Self.makeClient(server)
-        var notification = Self.notification()
-        notification.expiration = Int(Date().timeIntervalSince1970) - 10
-        #expect(await client.send(notification) == .failed(.expired))
-        notification.expiration = 0  // "deliver once now" is never expired
-        #expect(await client.send(notification) == .accepted(apnsID: notification.apnsID))
-        await client.shutdown()
-        await server.stop()
+        try await withNGHTTPD(tokens: [Self.token]) { server in
+            let client = try await Self.makeClient(server)
+            var notification = Self.notification()
+            notification.expiration = Int(Date().timeIntervalSince1970) - 10
+            #expect(await client.send(notification) == .failed(.expired))
+            notification.expiration = 0  // "deliver once now" is never expired
+            #expect(await client.send(notification) == .accepted(apnsID: notification.apnsID))
+            await client.shutdown()
+        }
     }
 
     @Test func invalidNotificationsAndSendsAfterShutdownFailWithoutARoundTrip() async throws {
-        let server = try await NGHTTPDServer(tokens: [Self.token])
-        try await server.start()
-        let client = try await Self.makeClient(server)
-        var notification = Self.notification()
-        notification.pushType = .background
-        #expect(await client.send(notification) == .failed(.invalid(.backgroundNeedsPriority5)))
-        await client.shutdown()
-        #expect(await client.send(Self.notification()) == .failed(.shutdown))
-        #expect(client.statistics.connectionsOpened == 0)
-        await server.stop()
+        try await withNGHTTPD(tokens: [Self.token]) { server in
+            let client = try await Self.makeClient(server)
+            var notification = Self.notification()
+            notification.pushType = .background
+            #expect(await client.send(notification) == .failed(.invalid(.backgroundNeedsPriority5)))
+            await client.shutdown()
+            #expect(await client.send(Self.notification()) == .failed(.shutdown))
+            #expect(client.statistics.connectionsOpened == 0)
+        }
     }
 }

@@ -18,6 +18,15 @@ final class NGHTTPDServer: @unchecked Sendable {
         directory = try TemporaryDirectory()
         port = try freePort()
         self.maxConcurrentStreams = maxConcurrentStreams
+        do {
+            try await makeFiles(tokens: tokens)
+        } catch {
+            directory.remove()
+            throw error
+        }
+    }
+
+    private func makeFiles(tokens: [String]) async throws {
         try await run(try executable("openssl"), [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-keyout", directory.path("key.pem"), "-out", directory.path("cert.pem"), "-days", "2",
@@ -63,4 +72,17 @@ final class NGHTTPDServer: @unchecked Sendable {
         try? await kill()
         directory.remove()
     }
+}
+
+/// Runs `body` with a started nghttpd, and stops it and removes its files however `body` ends.
+func withNGHTTPD(tokens: [String], maxConcurrentStreams: Int = 100, _ body: (NGHTTPDServer) async throws -> Void) async throws {
+    let server = try await NGHTTPDServer(tokens: tokens, maxConcurrentStreams: maxConcurrentStreams)
+    do {
+        try await server.start()
+        try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
 }
