@@ -6,7 +6,7 @@ import Testing
 
 /// The client against a scripted HTTP/2 server: GOAWAY, refused streams, dropped
 /// connections, provider token refresh, timeouts, certificate auth, PING.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct ClientBehaviorTests {
     static let token = String(repeating: "cd", count: 32)
 

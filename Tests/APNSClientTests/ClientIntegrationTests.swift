@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// The client against `nghttpd` over TLS on 127.0.0.1.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct ClientIntegrationTests {
     static let token = String(repeating: "ab", count: 32)
 
