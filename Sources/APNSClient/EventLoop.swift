@@ -23,6 +23,7 @@ final class EventLoop: @unchecked Sendable {
             Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().runJobs()
         }, context)
         let thread = Thread { [self] in
+            Thread.current.name = name  // set from the thread itself, so it shows in top -H and perf
             event_base_loop(self.base, EVLOOP_NO_EXIT_ON_EMPTY)
             runJobs()  // jobs queued before the stop still run, so none is dropped
             event_free(wakeEvent)
@@ -33,7 +34,6 @@ final class EventLoop: @unchecked Sendable {
             }
             waiters.forEach { $0.resume() }
         }
-        thread.name = name
         thread.start()
     }
 
