@@ -1,1 +1,109 @@
-// APNSClient: work in progress.
+import Foundation
+import RelayCore
+import Synchronization
+
+/// Sends notifications to APNs over a bounded pool of HTTP/2 connections.
+///
+/// At most `maxInFlight` sends wait for an answer at once; further `send` calls suspend, so
+/// a full APNs pipe slows the caller rather than growing a queue. Requests on a connection
+/// that dies, or that the server refuses or sends GOAWAY past, go out again on another
+/// connection with the same `apns-id`; every `send` returns exactly once.
+public final class APNSClient: Sendable {
+    private let configuration: APNSClientConfiguration
+    private let loops: [EventLoop]
+    private let pools: [ConnectionPool]
+    private let limiter: AsyncLimiter
+    private let counters = StatisticsCounters()
+    private let nextPool = Atomic<Int>(0)
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - configuration: endpoint, credentials, bounds.
+    ///   - logger: for connection events; secrets are never logged.
+    ///   - clock: the time for provider tokens and expirations.
+    /// - Throws: on a bad key, certificate, CA file or bound.
+    public init(configuration: APNSClientConfiguration, logger: Logger, clock: any APNSClock = SystemClock()) throws {
+        for (name, value) in [("maxConnections", configuration.maxConnections), ("maxInFlight", configuration.maxInFlight),
+                              ("eventLoopCount", configuration.eventLoopCount), ("maxAttempts", configuration.maxAttempts)]
+        where value < 1 {
+            throw APNSConfigurationError.badBound(name)
+        }
+        self.configuration = configuration
+        let tokens: ProviderTokenManager?
+        let tls: TLSContext
+        switch configuration.authentication {
+        case let .token(keyPEM, keyID, teamID):
+            tokens = try ProviderTokenManager(keyPEM: keyPEM, keyID: keyID, teamID: teamID, clock: clock)
+            tls = try TLSContext(caFile: configuration.caFile, clientCertificatePEM: nil, clientKeyPEM: nil)
+        case let .certificate(certificatePEM, keyPEM):
+            tokens = nil
+            tls = try TLSContext(caFile: configuration.caFile, clientCertificatePEM: certificatePEM, clientKeyPEM: keyPEM)
+        }
+        limiter = AsyncLimiter(limit: configuration.maxInFlight)
+        let loopCount = min(configuration.eventLoopCount, configuration.maxConnections)
+        let logger = logger.with(["component": "apns-client", "apns_host": configuration.host])
+        var loops: [EventLoop] = []
+        var pools: [ConnectionPool] = []
+        for index in 0..<loopCount {
+            let loop = try EventLoop(name: "apns-client-\(index)")
+            // Spread maxConnections over the loops; the first loops take the remainder.
+            let share = configuration.maxConnections / loopCount + (index < configuration.maxConnections % loopCount ? 1 : 0)
+            loops.append(loop)
+            pools.append(ConnectionPool(
+                loop: loop, configuration: configuration, maxConnections: share, tls: tls, tokens: tokens,
+                clock: clock, logger: logger, counters: counters))
+        }
+        self.loops = loops
+        self.pools = pools
+    }
+
+    /// Sends one notification and returns what became of it.
+    ///
+    /// Suspends while `maxInFlight` sends are already waiting. Never throws: a notification
+    /// that breaks a rule, or that cannot reach APNs, comes back as `.failed`. Task
+    /// cancellation is not observed: a notification handed over is always answered, once.
+    public func send(_ notification: APNSNotification) async -> APNSResult {
+        if let problem = notification.validate() {
+            counters.count(.failed(.invalid(problem)))
+            return .failed(.invalid(problem))
+        }
+        await limiter.acquire()
+        defer { limiter.release() }
+        guard !isShutDown.load(ordering: .acquiring) else { return .failed(.shutdown) }
+        let pool = pools[nextPool.wrappingAdd(1, ordering: .relaxed).oldValue % pools.count]
+        return await withCheckedContinuation { continuation in
+            let request = PendingRequest(notification: notification, continuation: continuation)
+            if !pool.loop.execute({ pool.enqueue(request) }) {
+                request.finish(.failed(.shutdown))
+            }
+        }
+    }
+
+    /// Counters since the client started.
+    public var statistics: APNSClientStatistics {
+        let usage = limiter.usage
+        return counters.snapshot(inFlight: usage.inUse, inFlightHighWater: usage.highWater)
+    }
+
+    /// Fails sends that have not gone out, waits for the answers to those that have (at
+    /// most `responseTimeout`), closes every connection and stops the loop threads.
+    public func shutdown() async {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for pool in pools {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if !pool.loop.execute({ pool.shutdown { continuation.resume() } }) { continuation.resume() }
+            }
+        }
+        for loop in loops { await loop.stop() }
+    }
+
+    /// A client dropped without `shutdown()` still winds down: its pools close their
+    /// connections and its loop threads end.
+    deinit {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for pool in pools {
+            let loop = pool.loop
+            if !loop.execute({ pool.shutdown { loop.requestStop() } }) { loop.requestStop() }
+        }
+    }
+}

@@ -5,6 +5,7 @@
  * otherwise fd_set here has `fds_bits` while Dispatch's copy has `__fds_bits`, and a
  * clean build of any Swift module importing both CSystem and Foundation fails. */
 #include <sys/types.h>
+#include <sys/select.h>
 
 #include <event2/event.h>
 #include <event2/thread.h>

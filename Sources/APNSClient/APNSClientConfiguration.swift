@@ -1,0 +1,78 @@
+import Foundation
+
+/// Where and how an `APNSClient` talks to APNs, and the bounds it keeps.
+public struct APNSClientConfiguration: Sendable {
+    /// How requests are authorized.
+    public enum Authentication: Sendable {
+        /// A provider token (JWT) signed with the `.p8` key, on every request.
+        case token(keyPEM: String, keyID: String, teamID: String)
+        /// A TLS client certificate (PEM, leaf first, intermediates after) and its key.
+        case certificate(certificatePEM: String, keyPEM: String)
+    }
+
+    /// The APNs production endpoint.
+    public static let productionURL = URL(string: "https://api.push.apple.com")!
+    /// The APNs sandbox (development) endpoint.
+    public static let sandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
+
+    public var host: String
+    public var port: Int
+    /// PEM CA certificates trusted besides the system's (for a simulator or a proxy).
+    public var caFile: String?
+    public var authentication: Authentication
+    /// The most connections open at once.
+    public var maxConnections: Int = 4
+    /// The most `send` calls waiting for an answer at once; further calls suspend.
+    public var maxInFlight: Int = 4000
+    /// Event loop threads; connections are spread over them.
+    public var eventLoopCount: Int = 1
+    /// How long a TLS + HTTP/2 handshake may take.
+    public var connectTimeout: TimeInterval = 10
+    /// How long APNs may take to answer a sent request before it fails as `timedOut`.
+    public var responseTimeout: TimeInterval = 30
+    /// How long a request may wait for a usable connection before it fails.
+    public var queueTimeout: TimeInterval = 60
+    /// How many connections a request may see die under it before it fails.
+    public var maxAttempts: Int = 5
+    /// Connection attempts failing in a row after which waiting requests fail.
+    public var maxConnectFailures: Int = 8
+    /// The first reconnect delay, doubled on each failure in a row (with jitter) up to `maxReconnectDelay`.
+    public var reconnectDelay: TimeInterval = 0.1
+    public var maxReconnectDelay: TimeInterval = 10
+    /// A connection idle this long is sent a PING; one not answered in `pingTimeout` is closed.
+    public var pingInterval: TimeInterval = 60
+    public var pingTimeout: TimeInterval = 10
+
+    /// - Parameters:
+    ///   - endpoint: `https://host[:port]`; see `productionURL` and `sandboxURL`.
+    ///   - authentication: token or certificate.
+    ///   - caFile: extra trusted CAs, PEM.
+    public init(endpoint: URL, authentication: Authentication, caFile: String? = nil) throws {
+        guard endpoint.scheme == "https", let host = endpoint.host, !host.isEmpty else {
+            throw APNSConfigurationError.badEndpoint(endpoint.absoluteString)
+        }
+        self.host = host
+        self.port = endpoint.port ?? 443
+        self.authentication = authentication
+        self.caFile = caFile
+    }
+
+    /// The `:authority` of every request.
+    var authority: String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return port == 443 ? name : "\(name):\(port)"
+    }
+}
+
+/// A configuration that cannot work.
+public enum APNSConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    case badEndpoint(String)
+    case badBound(String)
+
+    public var description: String {
+        switch self {
+        case let .badEndpoint(url): "APNs endpoint must be https://host[:port], got \(url)"
+        case let .badBound(name): "\(name) must be positive"
+        }
+    }
+}

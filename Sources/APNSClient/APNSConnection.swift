@@ -1,0 +1,389 @@
+import CSystem
+import Foundation
+
+/// One HTTP/2 connection to APNs: TLS on a libevent bufferevent, an nghttp2 client session.
+///
+/// Thread rule: made, used and closed only on its pool's loop thread. nghttp2 and libevent
+/// call back into it through `Unmanaged` context pointers; it is never closed from inside an
+/// nghttp2 callback (the close waits until `nghttp2_session_mem_recv` returns).
+final class APNSConnection {
+    enum State { case connecting, ready, draining, closed }
+
+    /// A request on an open stream.
+    final class Stream {
+        let request: PendingRequest
+        let body: [UInt8]
+        var offset = 0
+        let token: String?
+        let sentAt: Double
+        var status = 0
+        var apnsID: String?
+        var response: [UInt8] = []
+        var timedOut = false
+
+        init(request: PendingRequest, token: String?, sentAt: Double) {
+            self.request = request
+            self.body = request.notification.payload
+            self.token = token
+            self.sentAt = sentAt
+        }
+    }
+
+    let id: Int
+    private(set) var state = State.connecting
+    private unowned let pool: ConnectionPool
+    private var bufferEvent: OpaquePointer?
+    private var session: OpaquePointer?
+    private var streams: [Int32: Stream] = [:]
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS; one stream until its SETTINGS arrive.
+    private(set) var peerMaxStreams = 1
+    /// Whether the peer's first SETTINGS frame has arrived.
+    private(set) var peerSettingsReceived = false
+    /// Whether any request got an answer here: a connection that dies before that counts as
+    /// a failed connection attempt, so a server that takes the handshake and then hangs up
+    /// is retried with backoff too.
+    private(set) var answeredAny = false
+    private let openedAt: Double
+    private var lastActivity: Double
+    private var pingSentAt: Double?
+    private var receiving = false
+    private var closeRequested: String?
+
+    var hasCapacity: Bool { state == .ready && streams.count < peerMaxStreams }
+
+    init(id: Int, pool: ConnectionPool) {
+        self.id = id
+        self.pool = pool
+        openedAt = monotonicSeconds()
+        lastActivity = openedAt
+    }
+
+    /// Starts the TCP connect and TLS handshake.
+    ///
+    /// - Returns: an error message when the attempt could not even start.
+    func connect(base: OpaquePointer, dnsBase: OpaquePointer?, tls: TLSContext, host: String, port: Int) -> String? {
+        guard let ssl = tls.makeSSL(host: host) else { return "cannot create a TLS session" }
+        guard let bufferEvent = bufferevent_openssl_socket_new(
+            base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
+        ) else {
+            SSL_free(ssl)
+            return "cannot create a bufferevent"
+        }
+        self.bufferEvent = bufferEvent
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(bufferEvent, { _, context in
+            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().readable()
+        }, nil, { _, events, context in
+            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().event(events)
+        }, context)
+        bufferevent_enable(bufferEvent, Int16(EV_READ | EV_WRITE))
+        if bufferevent_socket_connect_hostname(bufferEvent, dnsBase, AF_UNSPEC, host, Int32(port)) != 0 {
+            bufferevent_free(bufferEvent)
+            self.bufferEvent = nil
+            state = .closed
+            return "cannot connect to \(host):\(port)"
+        }
+        return nil
+    }
+
+    /// Opens a stream for `request`.
+    ///
+    /// - Returns: false when the session takes no more streams (GOAWAY, ids used up).
+    func submit(_ request: PendingRequest, token: String?, authority: String) -> Bool {
+        guard state == .ready, let session else { return false }
+        let notification = request.notification
+        var headers: [(String, String)] = [
+            (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", notification.path),
+        ]
+        if let token { headers.append(("authorization", "bearer \(token)")) }
+        for header in notification.headers { headers.append((header.name, header.value)) }
+        headers.append(("content-length", String(notification.payload.count)))
+
+        var provider = nghttp2_data_provider()
+        provider.read_callback = { session, streamID, buffer, length, flags, _, context in
+            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
+            return connection.readBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
+        }
+        let streamID = APNSConnection.withNameValues(headers) { nameValues, count in
+            nghttp2_submit_request(session, nil, nameValues, count, &provider, nil)
+        }
+        guard streamID > 0 else {
+            state = .draining
+            return false
+        }
+        streams[streamID] = Stream(request: request, token: token, sentAt: monotonicSeconds())
+        pool.streamOpened(connectionStreams: streams.count)
+        if !receiving { flush() }
+        return true
+    }
+
+    /// Takes no new streams; closes once the open ones are answered.
+    func drain() {
+        if state == .ready { state = .draining }
+        if !receiving { finishCallbacks() }
+    }
+
+    /// Housekeeping: handshake and response timeouts, PING on idle connections.
+    func tick(now: Double, configuration: APNSClientConfiguration) {
+        switch state {
+        case .closed:
+            return
+        case .connecting:
+            if now - openedAt > configuration.connectTimeout { close("TLS/HTTP2 handshake timed out") }
+            return
+        case .ready, .draining:
+            break
+        }
+        guard let session else { return }
+        for (streamID, stream) in streams where !stream.timedOut && now - stream.sentAt > configuration.responseTimeout {
+            stream.timedOut = true
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+        }
+        if let pingSentAt {
+            if now - pingSentAt > configuration.pingTimeout { close("PING not answered"); return }
+        } else if streams.isEmpty, now - lastActivity > configuration.pingInterval {
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            pingSentAt = now
+        }
+        finishCallbacks()
+    }
+
+    /// Closes the connection now and hands every unanswered request back to the pool.
+    func close(_ reason: String) {
+        guard state != .closed else { return }
+        if receiving {
+            closeRequested = closeRequested ?? reason
+            return
+        }
+        let wasReady = state != .connecting
+        state = .closed
+        let unanswered = streams.sorted { $0.key < $1.key }.map(\.value.request)
+        streams.removeAll()
+        pool.streamsEnded(unanswered.count)
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        if let bufferEvent { bufferevent_free(bufferEvent) }
+        bufferEvent = nil
+        // The pool drops its reference here, possibly the last one, while this method runs.
+        withExtendedLifetime(self) {
+            pool.connectionClosed(self, reason: reason, unanswered: unanswered, wasReady: wasReady)
+        }
+    }
+
+    // MARK: libevent
+
+    private func event(_ events: Int16) {
+        if events & Int16(BEV_EVENT_CONNECTED) != 0 {
+            connected()
+        } else if events & Int16(BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) != 0 {
+            close(describeError(events))
+        }
+    }
+
+    private func connected() {
+        guard let bufferEvent, let ssl = bufferevent_openssl_get_ssl(bufferEvent) else { return }
+        var protocolName: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &protocolName, &length)
+        guard let protocolName, length == 2, protocolName[0] == UInt8(ascii: "h"), protocolName[1] == UInt8(ascii: "2") else {
+            close("the server did not agree to HTTP/2 (ALPN h2)")
+            return
+        }
+        guard makeSession() else {
+            close("cannot create an HTTP/2 session")
+            return
+        }
+        state = .ready
+        lastActivity = monotonicSeconds()
+        flush()
+        pool.connectionReady(self)
+    }
+
+    private func readable() {
+        guard let bufferEvent, let session else { return }
+        let input = bufferevent_get_input(bufferEvent)
+        let length = evbuffer_get_length(input)
+        guard length > 0, let data = evbuffer_pullup(input, -1) else { return }
+        receiving = true
+        let consumed = nghttp2_session_mem_recv(session, data, length)
+        receiving = false
+        evbuffer_drain(input, length)
+        lastActivity = monotonicSeconds()
+        if consumed < 0 {
+            close("HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(consumed))))")
+            return
+        }
+        finishCallbacks()
+    }
+
+    /// Writes what nghttp2 has queued, then closes if a callback asked to or nothing is left.
+    private func finishCallbacks() {
+        guard state != .closed else { return }
+        flush()
+        if let reason = closeRequested {
+            close(reason)
+        } else if let session, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            close("HTTP/2 session ended")
+        } else if state == .draining, streams.isEmpty {
+            close("drained")
+        }
+    }
+
+    private func flush() {
+        guard let session, let bufferEvent else { return }
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &chunk)
+            if length < 0 {
+                closeRequested = closeRequested ?? "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(length))))"
+                return
+            }
+            guard length > 0, let chunk else { return }
+            bufferevent_write(bufferEvent, chunk, length)
+        }
+    }
+
+    private func describeError(_ events: Int16) -> String {
+        let socketError = errno
+        var messages: [String] = []
+        if let bufferEvent {
+            while case let code = bufferevent_get_openssl_error(bufferEvent), code != 0 {
+                // libevent queues OpenSSL error codes, or SSL_get_error's small result when there is none.
+                messages.append(ERR_reason_error_string(code).map { String(cString: $0) } ?? "TLS I/O error \(code)")
+            }
+            if let ssl = bufferevent_openssl_get_ssl(bufferEvent), state == .connecting {
+                let verify = SSL_get_verify_result(ssl)
+                if verify != X509_V_OK { messages.append("certificate: \(String(cString: X509_verify_cert_error_string(verify)))") }
+            }
+            let dnsError = bufferevent_socket_get_dns_error(bufferEvent)
+            if dnsError != 0 { messages.append("DNS: \(String(cString: evutil_gai_strerror(dnsError)))") }
+        }
+        if events & Int16(BEV_EVENT_EOF) != 0 { messages.append("closed by peer") }
+        if events & Int16(BEV_EVENT_TIMEOUT) != 0 { messages.append("timeout") }
+        if events & Int16(BEV_EVENT_ERROR) != 0, socketError != 0 { messages.append(String(cString: strerror(socketError))) }
+        return messages.isEmpty ? "connection error" : messages.joined(separator: "; ")
+    }
+
+    // MARK: nghttp2
+
+    private func makeSession() -> Bool {
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { return false }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, context in
+            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
+            connection.header(frame: frame!.pointee, name: UnsafeBufferPointer(start: name, count: nameLength),
+                              value: UnsafeBufferPointer(start: value, count: valueLength))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, context in
+            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
+            connection.dataChunk(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, context in
+            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().streamClosed(streamID, errorCode: errorCode)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
+            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().frameReceived(frame!.pointee)
+            return 0
+        }
+        var session: OpaquePointer?
+        guard nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+            return false
+        }
+        self.session = session
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 0),
+        ]
+        return nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0
+    }
+
+    private func header(frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = streams[frame.hd.stream_id] else { return }
+        if name.elementsEqual(":status".utf8) {
+            stream.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
+        } else if name.elementsEqual("apns-id".utf8) {
+            stream.apnsID = String(decoding: value, as: UTF8.self)
+        }
+    }
+
+    private func dataChunk(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streams[streamID] else { return }
+        // Error bodies are small JSON; anything past 16 KiB is not worth keeping.
+        stream.response.append(contentsOf: data.prefix(max(0, 16384 - stream.response.count)))
+    }
+
+    private func streamClosed(_ streamID: Int32, errorCode: UInt32) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        pool.streamsEnded(1)
+        if stream.status != 0 {
+            answeredAny = true
+            pool.answered(stream.request, on: self, status: stream.status, apnsID: stream.apnsID,
+                          body: stream.response, token: stream.token)
+        } else if stream.timedOut {
+            pool.timedOut(stream.request)
+        } else {
+            let why = errorCode == NGHTTP2_REFUSED_STREAM.rawValue ? "stream refused" : "stream reset (\(errorCode))"
+            pool.retry(stream.request, because: why)
+        }
+    }
+
+    private func frameReceived(_ frame: nghttp2_frame) {
+        switch UInt32(frame.hd.type) {
+        case NGHTTP2_SETTINGS.rawValue where frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+            guard let session else { return }
+            let advertised = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+            peerMaxStreams = Int(min(advertised, 100_000))
+            peerSettingsReceived = true
+            pool.capacityChanged()
+        case NGHTTP2_GOAWAY.rawValue:
+            let debug = frame.goaway.opaque_data_len > 0
+                ? String(decoding: UnsafeBufferPointer(start: frame.goaway.opaque_data, count: frame.goaway.opaque_data_len), as: UTF8.self)
+                : ""
+            if state == .ready { state = .draining }
+            pool.goAwayReceived(self, lastStreamID: frame.goaway.last_stream_id, errorCode: frame.goaway.error_code, debug: debug)
+        case NGHTTP2_PING.rawValue where frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+            pingSentAt = nil
+        default:
+            break
+        }
+    }
+
+    private func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let count = min(length, stream.body.count - stream.offset)
+        if count > 0 {
+            stream.body.withUnsafeBufferPointer { body in
+                buffer.update(from: body.baseAddress! + stream.offset, count: count)
+            }
+        }
+        stream.offset += count
+        if stream.offset == stream.body.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return count
+    }
+
+    /// Lays the headers out in one buffer and passes nghttp2 name/value pairs pointing into it
+    /// (nghttp2 copies them during `nghttp2_submit_request`).
+    private static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        var storage: [UInt8] = []
+        var offsets: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+        for (name, value) in headers {
+            let nameStart = storage.count
+            storage.append(contentsOf: name.utf8)
+            let valueStart = storage.count
+            storage.append(contentsOf: value.utf8)
+            offsets.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart))
+        }
+        return storage.withUnsafeMutableBufferPointer { bytes in
+            let start = bytes.baseAddress!
+            let nameValues = offsets.map { offset in
+                nghttp2_nv(name: start + offset.name, value: start + offset.value, namelen: offset.nameLength,
+                           valuelen: offset.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return nameValues.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// What became of one `send`.
+public enum APNSResult: Sendable, Hashable {
+    /// APNs took the notification (200); the id it answered with, or ours when it sent none.
+    case accepted(apnsID: UUID)
+    /// APNs answered with an error status and reason.
+    case rejected(status: Int, reason: APNSReason, timestamp: Date?)
+    /// No answer from APNs: the notification may or may not have been delivered only when
+    /// the failure says so (`timedOut`); the others never reached APNs.
+    case failed(APNSFailure)
+}
+
+/// Why a `send` got no answer from APNs.
+public enum APNSFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The notification broke a rule checked before sending.
+    case invalid(APNSValidationError)
+    /// No connection could be made, or connections kept dying, until the retries ran out.
+    case connectionFailed(String)
+    /// APNs did not answer in time after the request was sent.
+    case timedOut
+    /// The notification's expiration passed before it could be sent.
+    case expired
+    /// The client is shutting down; the notification was never sent.
+    case shutdown
+
+    public var description: String {
+        switch self {
+        case let .invalid(error): "invalid notification: \(error)"
+        case let .connectionFailed(detail): "connection failed: \(detail)"
+        case .timedOut: "timed out waiting for APNs"
+        case .expired: "expired before it could be sent"
+        case .shutdown: "client shut down"
+        }
+    }
+}
+
+extension APNSResult {
+    /// Reads an APNs response into a result.
+    ///
+    /// - Parameters:
+    ///   - status: the `:status` of the response.
+    ///   - apnsID: the `apns-id` header, if any.
+    ///   - body: the response body; errors carry `{"reason": …, "timestamp": ms}`.
+    ///   - sentID: the id we sent, reported when a 200 carries none.
+    public init(status: Int, apnsID: String?, body: [UInt8], sentID: UUID) {
+        if status == 200 {
+            self = .accepted(apnsID: apnsID.flatMap(UUID.init(uuidString:)) ?? sentID)
+            return
+        }
+        var reason = APNSReason.unknown("")
+        var timestamp: Date?
+        if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
+            if let text = object["reason"] as? String { reason = APNSReason(text) }
+            if let ms = (object["timestamp"] as? NSNumber)?.doubleValue {
+                timestamp = Date(timeIntervalSince1970: ms / 1000)
+            }
+        }
+        self = .rejected(status: status, reason: reason, timestamp: timestamp)
+    }
+}

@@ -1,0 +1,90 @@
+import CSystem
+import Foundation
+
+/// The OpenSSL client context every APNs connection of a client is made from.
+///
+/// TLS 1.2 or later, ALPN `h2`, the peer verified against the system CAs plus an optional
+/// extra CA file, and for certificate auth the client certificate and key.
+/// Thread rule: configured once in `init`; afterwards only `SSL_new` reads it, which
+/// OpenSSL allows from any thread.
+final class TLSContext: @unchecked Sendable {
+    let context: OpaquePointer
+
+    init(caFile: String?, clientCertificatePEM: String?, clientKeyPEM: String?) throws {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw APNSCredentialError.badCertificate("cannot create a TLS context")
+        }
+        self.context = context
+        CSystem_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
+        let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
+        guard SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) == 0 else {
+            throw APNSCredentialError.badCertificate("cannot set ALPN")
+        }
+        SSL_CTX_set_default_verify_paths(context)
+        if let caFile {
+            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+                ERR_clear_error()
+                throw APNSCredentialError.badCertificate("cannot read CA file \(caFile)")
+            }
+        }
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        if let clientCertificatePEM, let clientKeyPEM {
+            try useClientCertificate(clientCertificatePEM, key: clientKeyPEM)
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    /// A new `SSL` for `host`: SNI for names, and the peer checked against the name or IP.
+    func makeSSL(host: String) -> OpaquePointer? {
+        guard let ssl = SSL_new(context) else { return nil }
+        if TLSContext.isIPAddress(host) {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+        } else {
+            CSystem_SSL_set_tlsext_host_name(ssl, host)
+            SSL_set1_host(ssl, host)
+        }
+        return ssl
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    /// Loads the leaf certificate, any intermediates after it, and the key.
+    private func useClientCertificate(_ certificatePEM: String, key keyPEM: String) throws {
+        defer { ERR_clear_error() }
+        let certificates = try withMemoryBIO(certificatePEM) { bio -> [OpaquePointer] in
+            var loaded: [OpaquePointer] = []
+            while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { loaded.append(certificate) }
+            return loaded
+        }
+        defer { certificates.forEach { X509_free($0) } }
+        guard let leaf = certificates.first, SSL_CTX_use_certificate(context, leaf) == 1 else {
+            throw APNSCredentialError.badCertificate("no usable certificate in the PEM")
+        }
+        for intermediate in certificates.dropFirst() {
+            CSystem_SSL_CTX_add1_chain_cert(context, intermediate)
+        }
+        guard let key = try withMemoryBIO(keyPEM, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
+            throw APNSCredentialError.badKey("no private key in the PEM")
+        }
+        defer { EVP_PKEY_free(key) }
+        guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
+            throw APNSCredentialError.badCertificate("the key does not match the certificate")
+        }
+    }
+
+    private func withMemoryBIO<R>(_ text: String, _ body: (OpaquePointer) throws -> R) throws -> R {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else {
+                throw APNSCredentialError.badCertificate("out of memory")
+            }
+            defer { BIO_free(bio) }
+            return try body(bio)
+        }
+    }
+}
