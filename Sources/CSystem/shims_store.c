@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CSystem_store.h"
 #include <errno.h>
+#include <pthread.h>
+#include <string.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -36,4 +38,11 @@ int CSystem_store_run(const char *path, char *const argv[], const char *director
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return -ECHILD;
+}
+
+void CSystem_store_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof(truncated) - 1);
+    truncated[sizeof(truncated) - 1] = '\0';
+    pthread_setname_np(pthread_self(), truncated);
 }

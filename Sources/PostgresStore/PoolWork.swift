@@ -49,6 +49,13 @@ final class PoolWork: @unchecked Sendable {
         }
     }
 
+    /// Calls waiting for a thread.
+    var waitingCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.waitingCount
+    }
+
     /// The next item for a worker thread, blocking while there is none; nil when the pool is
     /// closed and drained.
     func next() -> PoolWorkItem? {

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import RelayCore
 
@@ -19,9 +20,8 @@ public final class PostgresPool: Sendable {
         let health = ConnectHealth()
         for index in 0..<configuration.size {
             let thread = Thread { [work] in
-                // Named from inside: on Linux, a name set before start() never reaches the
-                // kernel, which keeps 15 characters of it.
-                Thread.current.name = "pushrelay-pg-\(index)"
+                // Named through pthreads: Foundation's Thread.name did not reliably reach the kernel.
+                CSystem_store_set_thread_name("pushrelay-pg-\(index)")
                 let slot = ConnectionSlot(configuration: configuration, health: health,
                                           logger: logger.with(["pg_thread": "\(index)"]))
                 Self.serve(work, slot: slot)
@@ -70,6 +70,9 @@ public final class PostgresPool: Sendable {
     public func close() async {
         await withCheckedContinuation { work.close(done: $0) }
     }
+
+    /// Calls waiting for a thread right now (for tests and metrics).
+    var waitingCount: Int { work.waitingCount }
 
     /// A pool thread's whole life: take items until the pool is closed and drained.
     private static func serve(_ work: PoolWork, slot: ConnectionSlot) {

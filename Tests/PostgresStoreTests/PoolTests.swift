@@ -57,8 +57,7 @@ struct PoolTests {
             }
             try await waitUntil { started.withLock { $0 } }
             async let waiter = pool.query("SELECT 1 AS one")
-            // Give the waiter time to queue; it is the one allowed to wait.
-            try await Task.sleep(for: .milliseconds(100))
+            try await waitUntil { pool.waitingCount == 1 }
             let error = await #expect(throws: PostgresError.self) { try await pool.query("SELECT 2") }
             #expect(error?.isUnavailable == true)
             try await holder
@@ -70,9 +69,14 @@ struct PoolTests {
     func closeDrains() async throws {
         let connectionString = try await TestDatabase.connectionString()
         let pool = PostgresPool(configuration: .init(connectionString: connectionString, size: 1), logger: TestDatabase.quietLogger)
-        async let first = pool.query("SELECT 1 AS n, pg_sleep(0.2)")
+        let started = Locked(false)
+        async let first = pool.withConnection { connection in
+            started.withLock { $0 = true }
+            return try connection.query("SELECT 1 AS n, pg_sleep(0.2)")
+        }
+        try await waitUntil { started.withLock { $0 } }
         async let second = pool.query("SELECT 2 AS n")
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil { pool.waitingCount == 1 }
         await pool.close()
         #expect(try await first[0].int("n") == 1)
         #expect(try await second[0].int("n") == 2)

@@ -14,4 +14,7 @@ static const int CSystem_PG_DIAG_MESSAGE_PRIMARY = PG_DIAG_MESSAGE_PRIMARY;
  * not be started. */
 int CSystem_store_run(const char *path, char *const argv[], const char *directory, int output_fd);
 
+/* Names the calling thread for ps/top/debuggers (the kernel keeps 15 characters). */
+void CSystem_store_set_thread_name(const char *name);
+
 #endif
