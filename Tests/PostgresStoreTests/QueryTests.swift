@@ -155,4 +155,17 @@ struct QueryTests {
             }
         }
     }
+
+    @Test("our connection defaults apply unless the connection string sets the same parameter")
+    func connectionDefaults() async throws {
+        let base = try await TestDatabase.connectionString()
+        let custom = base.hasPrefix("postgres") ? base + (base.contains("?") ? "&" : "?") + "application_name=custom" : base + " application_name=custom"
+        for (connectionString, expected) in [(base, "pushrelay"), (custom, "custom")] {
+            let pool = PostgresPool(configuration: .init(connectionString: connectionString, size: 1), logger: TestDatabase.quietLogger)
+            let rows = try await pool.query("SELECT current_setting('application_name') AS name, current_setting('TimeZone') AS zone")
+            await pool.close()
+            #expect(rows[0]["name"] == expected)
+            #expect(rows[0]["zone"] == "UTC")
+        }
+    }
 }
