@@ -1,0 +1,85 @@
+import CSystem
+import Foundation
+import RelayCore
+
+/// A fixed set of threads, each owning at most one PostgreSQL connection, serving calls
+/// from async code.
+///
+/// Calls wait in a bounded queue, suspended on a continuation (never blocking the Swift
+/// concurrency pool), until one of the pool's threads runs their closure with its connection.
+/// A thread whose connection broke opens a new one before its next call, so the pool recovers
+/// by itself once the server is back; while it is down, calls fail quickly with `.unavailable`.
+public final class PostgresPool: Sendable {
+    private let work: PoolWork
+    private let configuration: PostgresPoolConfiguration
+
+    public init(configuration: PostgresPoolConfiguration, logger: Logger) {
+        precondition(configuration.size >= 1, "a pool needs at least one thread")
+        self.configuration = configuration
+        work = PoolWork(capacity: max(1, configuration.maxWaiting), workers: configuration.size)
+        let health = ConnectHealth()
+        for index in 0..<configuration.size {
+            let thread = Thread { [work] in
+                // Named through pthreads: Foundation's Thread.name did not reliably reach the kernel.
+                CSystem_store_set_thread_name("pushrelay-pg-\(index)")
+                let slot = ConnectionSlot(configuration: configuration, health: health,
+                                          logger: logger.with(["pg_thread": "\(index)"]))
+                Self.serve(work, slot: slot)
+            }
+            thread.start()
+        }
+    }
+
+    deinit {
+        // Let the threads end even when nobody called close().
+        work.close(done: nil)
+    }
+
+    /// Runs `body` on one of the pool's threads with a live connection.
+    ///
+    /// - Throws: `PostgresError.unavailable` when no connection can be had (server down,
+    ///   pool closed, no thread free within `acquireTimeout`, too many waiting), or whatever
+    ///   `body` throws. A transaction `body` leaves open is rolled back.
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let item = PoolWorkItem(
+                run: { slot in
+                    let result: Result<T, any Error>
+                    do {
+                        let connection = try slot.connection()
+                        result = Result { try body(connection) }
+                        slot.release()
+                    } catch {
+                        result = .failure(error)
+                    }
+                    continuation.resume(with: result)
+                },
+                fail: { continuation.resume(throwing: $0) })
+            work.submit(item, timeout: configuration.acquireTimeout)
+        }
+    }
+
+    /// Runs one parameterised statement on any connection; see `PostgresConnection.query`.
+    @discardableResult
+    public func query(_ sql: String, _ params: [(any PostgresBindable)?] = []) async throws -> PostgresRows {
+        try await withConnection { try $0.query(sql, params) }
+    }
+
+    /// Finishes the calls already queued, closes every connection and waits for the threads
+    /// to end. Calls made afterwards fail with `.unavailable`.
+    public func close() async {
+        await withCheckedContinuation { work.close(done: $0) }
+    }
+
+    /// Calls waiting for a thread right now (for tests and metrics).
+    var waitingCount: Int { work.waitingCount }
+
+    /// A pool thread's whole life: take items until the pool is closed and drained.
+    private static func serve(_ work: PoolWork, slot: ConnectionSlot) {
+        while let item = work.next() {
+            item.run(slot)
+        }
+        slot.close()
+        work.workerExited()
+    }
+}

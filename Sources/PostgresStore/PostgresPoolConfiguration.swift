@@ -1,0 +1,29 @@
+/// How a `PostgresPool` connects and how much it lets wait.
+public struct PostgresPoolConfiguration: Sendable {
+    /// A libpq connection string, `key=value` pairs or a `postgresql://` URI. Parameters it
+    /// does not set get our defaults (`connect_timeout=5`, TCP keepalives).
+    public var connectionString: String
+    /// Threads, hence connections and closures running at once.
+    public var size: Int = 4
+    /// How long a call may wait for a free thread before it fails with `.unavailable`.
+    public var acquireTimeout: Duration = .seconds(5)
+    /// Calls that may wait for a thread; beyond this a call fails at once with `.unavailable`.
+    public var maxWaiting: Int = 1024
+    /// After a failed connect, a thread waits this long before it dials again; calls it
+    /// takes meanwhile fail at once with the same error, so an outage costs no dial per call.
+    public var reconnectDelay: Duration = .milliseconds(200)
+
+    public init(
+        connectionString: String,
+        size: Int = 4,
+        acquireTimeout: Duration = .seconds(5),
+        maxWaiting: Int = 1024,
+        reconnectDelay: Duration = .milliseconds(200)
+    ) {
+        self.connectionString = connectionString
+        self.size = size
+        self.acquireTimeout = acquireTimeout
+        self.maxWaiting = maxWaiting
+        self.reconnectDelay = reconnectDelay
+    }
+}

@@ -1,0 +1,75 @@
+import Testing
+@testable import PostgresStore
+
+/// The pool's queue as a state machine: no threads, no server.
+@Suite("PoolQueue")
+struct PoolQueueTests {
+    private func taken(_ action: PoolQueue<String>.NextAction) -> String? {
+        if case .run(let item) = action { return item }
+        return nil
+    }
+
+    @Test("items run in FIFO order; an empty queue makes workers wait")
+    func fifo() {
+        var queue = PoolQueue<String>(capacity: 10, workers: 2)
+        #expect(queue.submit(id: 1, "a") == .queued)
+        #expect(queue.submit(id: 2, "b") == .queued)
+        #expect(taken(queue.next()) == "a")
+        #expect(taken(queue.next()) == "b")
+        guard case .wait = queue.next() else { Issue.record("expected wait"); return }
+    }
+
+    @Test("a full queue refuses more; taking an item makes room")
+    func bounded() {
+        var queue = PoolQueue<String>(capacity: 2, workers: 1)
+        #expect(queue.submit(id: 1, "a") == .queued)
+        #expect(queue.submit(id: 2, "b") == .queued)
+        #expect(queue.submit(id: 3, "c") == .full)
+        _ = queue.next()
+        #expect(queue.submit(id: 4, "d") == .queued)
+        #expect(queue.waitingCount == 2)
+    }
+
+    @Test("a timed-out item leaves the queue once; a taken one cannot be removed")
+    func remove() {
+        var queue = PoolQueue<String>(capacity: 10, workers: 1)
+        _ = queue.submit(id: 1, "a")
+        _ = queue.submit(id: 2, "b")
+        _ = queue.submit(id: 3, "c")
+        #expect(taken(queue.next()) == "a")
+        #expect(queue.remove(id: 1) == nil)
+        #expect(queue.remove(id: 2) == "b")
+        #expect(queue.remove(id: 2) == nil)
+        #expect(taken(queue.next()) == "c")
+    }
+
+    @Test("closing refuses new items but drains queued ones before workers exit")
+    func close() {
+        var queue = PoolQueue<String>(capacity: 10, workers: 2)
+        _ = queue.submit(id: 1, "a")
+        queue.close()
+        #expect(queue.submit(id: 2, "b") == .closed)
+        #expect(taken(queue.next()) == "a")
+        guard case .exit = queue.next() else { Issue.record("expected exit"); return }
+        #expect(queue.workerExited() == false)
+        #expect(queue.workerExited() == true)
+    }
+
+    @Test("long runs stay FIFO across compaction")
+    func compaction() {
+        var queue = PoolQueue<Int>(capacity: 1000, workers: 1)
+        var expected = 0
+        for id in 0..<500 {
+            #expect(queue.submit(id: UInt64(id), id) == .queued)
+            if id % 3 == 0, case .run(let item) = queue.next() {
+                #expect(item == expected)
+                expected += 1
+            }
+        }
+        while case .run(let item) = queue.next() {
+            #expect(item == expected)
+            expected += 1
+        }
+        #expect(expected == 500)
+    }
+}
