@@ -91,8 +91,8 @@ struct RelayEnvironment {
                                              attributes: [.posixPermissions: 0o600]) else {
             throw StartError("could not write the admin token to \(path)")
         }
-        print("pushrelay: generated an admin token (kept in \(path)): \(token)")
-        fflush(stdout)
+        // Unbuffered, so an operator sees it at once even when stdout is a file.
+        FileHandle.standardOutput.write(Data("pushrelay: generated an admin token (kept in \(path)): \(token)\n".utf8))
         return token
     }
 
