@@ -25,7 +25,7 @@ run: release
 # Every test, against a throwaway PostgreSQL cluster.
 test: deps
 	$(SWIFT) build --build-tests
-	scripts/with-test-postgres.sh $(SWIFT) test --skip-build
+	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
 
 clean:
 	rm -rf .build
