@@ -1,9 +1,35 @@
 import APNSSimulator
+import Foundation
 import RelayCore
 
 /// `pushrelay apns-sim`: the APNs simulator, until SIGTERM or SIGINT.
 enum SimulatorCommand {
     static func run(arguments: [String]) async -> Int32 {
-        PushRelay.fail("apns-sim is not built yet")
+        let configuration: APNSSimulatorConfiguration
+        do {
+            configuration = try APNSSimulatorConfiguration.parse(arguments: arguments)
+        } catch let error as APNSSimulatorError where error.isHelpRequest {
+            print(error.message)
+            return 0
+        } catch {
+            return PushRelay.fail("apns-sim: \(error)")
+        }
+        let level = ProcessInfo.processInfo.environment["PUSHRELAY_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .info
+        let logger = Logger(label: "pushrelay.apns-sim", level: level)
+        let simulator: APNSSimulator
+        do {
+            simulator = try APNSSimulator(configuration: configuration, logger: logger)
+            let (port, controlPort) = try simulator.start()
+            var metadata = ["port": "\(port)"]
+            if let controlPort { metadata["control_port"] = "\(controlPort)" }
+            logger.notice("APNs simulator serving", metadata)
+        } catch {
+            return PushRelay.fail("apns-sim: \(error)")
+        }
+        let signal = await Signals.wait(for: [SIGTERM, SIGINT])
+        logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+        await simulator.shutdown()
+        logger.notice("stopped")
+        return 0
     }
 }
