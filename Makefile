@@ -3,7 +3,7 @@
 
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
-PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl nghttp2-client nghttp2-server
+PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl nghttp2-client nghttp2-server
 
 .PHONY: all deps build release run test clean
 
@@ -18,9 +18,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The relay with its embedded defaults: a private PostgreSQL cluster under ./.pushrelay.
+# The relay with its embedded defaults (a private PostgreSQL cluster under ./.pushrelay)
+# beside the APNs simulator, with a demo app whose credentials the simulator trusts.
 run: release
-	.build/release/pushrelay serve
+	scripts/run.sh
 
 # Every test, against a throwaway PostgreSQL cluster.
 test: deps
