@@ -1,3 +1,5 @@
+import CSystem
+
 /// One request as the simulator received it: the pseudo-headers, the `apns-*` headers it
 /// reads, and the body (kept only up to one byte past the largest payload allowed).
 public struct APNSRequest: Sendable, Equatable {
@@ -12,9 +14,9 @@ public struct APNSRequest: Sendable, Equatable {
     public var collapseID: String?
     /// Set when an `apns-*` header or `authorization` came more than once.
     public var hasDuplicateHeader: Bool
-    public var body: [UInt8]
+    public private(set) var body: [UInt8]
     /// The full length received, which may exceed `body.count`.
-    public var bodyLength: Int
+    public private(set) var bodyLength: Int
 
     /// Bytes of body worth keeping: enough to tell "too large" from "fits" for every push type.
     public static let bodyRetentionLimit = APNSRequestValidator.voipPayloadLimit + 1
@@ -43,20 +45,28 @@ public struct APNSRequest: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - name: the lower-case header name, as HTTP/2 requires.
-    ///   - value: a closure making the value, called only for headers that are kept.
-    public mutating func setHeader(_ name: String, _ value: () -> String) {
-        switch name {
-        case ":method": method = value()
-        case ":path": path = value()
-        case "authorization": if Self.replace(&authorization, value()) { hasDuplicateHeader = true }
-        case "apns-topic": if Self.replace(&topic, value()) { hasDuplicateHeader = true }
-        case "apns-push-type": if Self.replace(&pushType, value()) { hasDuplicateHeader = true }
-        case "apns-priority": if Self.replace(&priority, value()) { hasDuplicateHeader = true }
-        case "apns-expiration": if Self.replace(&expiration, value()) { hasDuplicateHeader = true }
-        case "apns-id": if Self.replace(&apnsID, value()) { hasDuplicateHeader = true }
-        case "apns-collapse-id": if Self.replace(&collapseID, value()) { hasDuplicateHeader = true }
-        default: break
+    ///   - value: the value; copied only for headers that are kept.
+    public mutating func setHeader(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let field = HeaderField(name: name) else { return }
+        let text = String(decoding: value, as: UTF8.self)
+        switch field {
+        case .method: method = text
+        case .path: path = text
+        case .authorization: if Self.replace(&authorization, text) { hasDuplicateHeader = true }
+        case .topic: if Self.replace(&topic, text) { hasDuplicateHeader = true }
+        case .pushType: if Self.replace(&pushType, text) { hasDuplicateHeader = true }
+        case .priority: if Self.replace(&priority, text) { hasDuplicateHeader = true }
+        case .expiration: if Self.replace(&expiration, text) { hasDuplicateHeader = true }
+        case .apnsID: if Self.replace(&apnsID, text) { hasDuplicateHeader = true }
+        case .collapseID: if Self.replace(&collapseID, text) { hasDuplicateHeader = true }
         }
+    }
+
+    /// `setHeader` for Swift strings.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        var name = name
+        var value = value
+        name.withUTF8 { name in value.withUTF8 { value in setHeader(name: name, value: value) } }
     }
 
     /// Sets `field`; returns whether it already had a value.
@@ -70,5 +80,38 @@ public struct APNSRequest: Sendable, Equatable {
         bodyLength += bytes.count
         let room = APNSRequest.bodyRetentionLimit - body.count
         if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+    }
+}
+
+/// The headers `APNSRequest` keeps, recognised from their bytes without making a String
+/// for every header of every request.
+enum HeaderField: CaseIterable {
+    case method, path, authorization, topic, pushType, priority, expiration, apnsID, collapseID
+
+    var name: StaticString {
+        switch self {
+        case .method: ":method"
+        case .path: ":path"
+        case .authorization: "authorization"
+        case .topic: "apns-topic"
+        case .pushType: "apns-push-type"
+        case .priority: "apns-priority"
+        case .expiration: "apns-expiration"
+        case .apnsID: "apns-id"
+        case .collapseID: "apns-collapse-id"
+        }
+    }
+
+    init?(name: UnsafeBufferPointer<UInt8>) {
+        guard let bytes = name.baseAddress else { return nil }
+        for field in HeaderField.allCases {
+            let expected = field.name
+            if expected.utf8CodeUnitCount == name.count,
+               memcmp(expected.utf8Start, bytes, name.count) == 0 {
+                self = field
+                return
+            }
+        }
+        return nil
     }
 }

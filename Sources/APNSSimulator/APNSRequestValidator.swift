@@ -17,22 +17,23 @@ public enum APNSRequestValidator {
     /// 400 BadDeviceToken.
     public static func deviceToken(method: String, path: String) -> Result<String, APNSReason> {
         guard method == "POST" else { return .failure(.methodNotAllowed) }
-        let prefix = "/3/device/"
-        guard path.hasPrefix(prefix) else { return .failure(.badPath) }
-        var token = path.dropFirst(prefix.count)
+        // Byte-wise throughout: this runs per request, and Foundation's String overloads are slow.
+        let bytes = path.utf8
+        let prefix = "/3/device/".utf8
+        guard bytes.starts(with: prefix) else { return .failure(.badPath) }
+        var token = bytes.dropFirst(prefix.count)
         // A query string is not part of the token.
-        if let question = token.firstIndex(of: "?") { token = token[..<question] }
-        guard !token.contains("/") else { return .failure(.badPath) }
+        if let question = token.firstIndex(of: UInt8(ascii: "?")) { token = token[..<question] }
+        guard !token.contains(UInt8(ascii: "/")) else { return .failure(.badPath) }
         guard !token.isEmpty else { return .failure(.missingDeviceToken) }
         guard isDeviceToken(token) else { return .failure(.badDeviceToken) }
-        return .success(String(token))
+        return .success(String(Substring(token)))
     }
 
     /// Even-length hexadecimal, 64 to 200 characters.
-    public static func isDeviceToken(_ token: Substring) -> Bool {
-        let utf8 = token.utf8
-        guard (64...200).contains(utf8.count), utf8.count % 2 == 0 else { return false }
-        return utf8.allSatisfy(isHexDigit)
+    public static func isDeviceToken(_ token: Substring.UTF8View) -> Bool {
+        guard (64...200).contains(token.count), token.count % 2 == 0 else { return false }
+        return token.allSatisfy(isHexDigit)
     }
 
     /// The first rule the headers and body break, in APNs' order, or `nil` when they

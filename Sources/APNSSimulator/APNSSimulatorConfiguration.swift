@@ -46,7 +46,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
     /// Where to write the generated certificate (PEM) so clients can trust it.
     public var writeCertificatePath: String?
     /// Event loops, each with its own SO_REUSEPORT listener.
-    public var threads = 2
+    public var threads = 1
     /// Advertised in SETTINGS_MAX_CONCURRENT_STREAMS.
     public var maxConcurrentStreams = 1000
     /// Key id → PEM of the P-256 key whose JWTs are accepted.
@@ -101,7 +101,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
           --cert PATH --key PATH        PEM certificate chain and key (default: a self-signed P-256
                                         certificate for 127.0.0.1 and localhost, made at start)
           --write-cert PATH             write the generated certificate there, for clients to trust
-          --threads N                   event loops (default 2)
+          --threads N                   event loops, one listener each (default 1)
           --max-concurrent-streams N    SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)
           --jwt-key KEYID=PATH          accept ES256 JWTs with this kid, checked with this P-256 PEM key
                                         (public or private); repeatable

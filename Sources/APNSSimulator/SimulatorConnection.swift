@@ -145,7 +145,7 @@ final class SimulatorConnection {
 
     func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let stream = streams[streamID] else { return }
-        stream.request.setHeader(String(decoding: name, as: UTF8.self)) { String(decoding: value, as: UTF8.self) }
+        stream.request.setHeader(name: name, value: value)
     }
 
     func body(streamID: Int32, bytes: UnsafeRawBufferPointer) {

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import APNSSimulator
+
+@Suite struct ProviderTokenVerifierTests {
+    let signer = TestSigningKey()
+    let now: Int64 = 1_800_000_000
+
+    func verifier(acceptAny: Bool = false) throws -> ProviderTokenVerifier {
+        try ProviderTokenVerifier(pemKeys: ["KEY1": signer.publicPEM], acceptAnyToken: acceptAny)
+    }
+
+    func check(_ verifier: ProviderTokenVerifier, _ authorization: String?) -> APNSReason? {
+        var cache = ProviderTokenCache()
+        return verifier.check(authorization: authorization, now: now, cache: &cache)
+    }
+
+    @Test func goodTokenIsAccepted() throws {
+        let token = signer.jwt(keyID: "KEY1", issuedAt: now - 60)
+        #expect(check(try verifier(), "bearer \(token)") == nil)
+        #expect(try verifier().verify(authorization: "bearer \(token)") == .success(now - 60))
+    }
+
+    @Test func privateKeyPEMWorksToo() throws {
+        let verifier = try ProviderTokenVerifier(pemKeys: ["KEY1": signer.privatePEM], acceptAnyToken: false)
+        #expect(check(verifier, "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now))") == nil)
+    }
+
+    @Test func tamperedTokenIsInvalid() throws {
+        let token = signer.jwt(keyID: "KEY1", issuedAt: now)
+        let parts = token.split(separator: ".").map(String.init)
+        // Claims from another token (a later iat) under the first token's signature.
+        let other = signer.jwt(keyID: "KEY1", issuedAt: now + 1).split(separator: ".").map(String.init)
+        #expect(check(try verifier(), "bearer \(parts[0]).\(other[1]).\(parts[2])") == .invalidProviderToken)
+        // A flipped signature character.
+        var signature = Array(parts[2])
+        signature[10] = signature[10] == "A" ? "B" : "A"
+        #expect(check(try verifier(), "bearer \(parts[0]).\(parts[1]).\(String(signature))") == .invalidProviderToken)
+    }
+
+    @Test func tokenFromAnotherKeyIsInvalid() throws {
+        let stranger = TestSigningKey()
+        #expect(check(try verifier(), "bearer \(stranger.jwt(keyID: "KEY1", issuedAt: now))") == .invalidProviderToken)
+    }
+
+    @Test func tokenOlderThanAnHourIsExpired() throws {
+        #expect(check(try verifier(), "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now - 3601))") == .expiredProviderToken)
+        #expect(check(try verifier(), "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now - 3600))") == nil)
+    }
+
+    @Test func unknownKeyIDIsInvalid() throws {
+        #expect(check(try verifier(), "bearer \(signer.jwt(keyID: "OTHER", issuedAt: now))") == .invalidProviderToken)
+    }
+
+    @Test func malformedTokensAreInvalid() throws {
+        for authorization in [
+            "bearer", "basic abc", "bearer a.b", "bearer !!.??.##",
+            "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now, alg: "HS256"))",
+        ] {
+            #expect(check(try verifier(), authorization) == .invalidProviderToken, "\(authorization)")
+        }
+    }
+
+    @Test func missingTokenWithKeysIsMissingProviderToken() throws {
+        #expect(check(try verifier(), nil) == .missingProviderToken)
+    }
+
+    @Test func certificateModeAllowsNoTokenAndRefusesTokens() throws {
+        let verifier = try ProviderTokenVerifier(pemKeys: [:], acceptAnyToken: false)
+        #expect(!verifier.requiresToken)
+        #expect(check(verifier, nil) == nil)
+        #expect(check(verifier, "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now))") == .invalidProviderToken)
+    }
+
+    @Test func acceptAnyTokenAcceptsAnything() throws {
+        let verifier = try verifier(acceptAny: true)
+        #expect(check(verifier, nil) == nil)
+        #expect(check(verifier, "bearer garbage") == nil)
+    }
+
+    @Test func verifiedTokenIsCachedButStillExpires() throws {
+        let verifier = try verifier()
+        let authorization = "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now))"
+        var cache = ProviderTokenCache()
+        #expect(verifier.check(authorization: authorization, now: now, cache: &cache) == nil)
+        #expect(cache == ProviderTokenCache(token: authorization, issuedAt: now))
+        #expect(verifier.check(authorization: authorization, now: now + 3601, cache: &cache) == .expiredProviderToken)
+    }
+
+    @Test func keysMustBeP256() {
+        #expect(throws: APNSSimulatorError.self) {
+            try ProviderTokenVerifier(pemKeys: ["K": "not a key"], acceptAnyToken: false)
+        }
+    }
+}
+
+@Suite struct APNSRequestHandlerTests {
+    let signer = TestSigningKey()
+    static let token = String(repeating: "ab", count: 32)
+
+    func handler(behaviour: ScriptedBehaviour = ScriptedBehaviour()) throws -> APNSRequestHandler {
+        APNSRequestHandler(
+            verifier: try ProviderTokenVerifier(pemKeys: ["KEY1": signer.publicPEM], acceptAnyToken: false),
+            behaviour: behaviour
+        )
+    }
+
+    func handle(_ handler: inout APNSRequestHandler, _ request: APNSRequest) -> APNSRequestHandler.Decision {
+        var cache = ProviderTokenCache()
+        return handler.handle(request, nowMilliseconds: 1_800_000_000_000, tokenCache: &cache)
+    }
+
+    var authorization: String { "bearer \(signer.jwt(keyID: "KEY1", issuedAt: 1_800_000_000))" }
+
+    @Test func acceptsAValidRequest() throws {
+        var handler = try handler()
+        let request = APNSRequest(path: "/3/device/\(Self.token)", authorization: authorization, topic: "t", body: Array(#"{"aps":{}}"#.utf8))
+        #expect(handle(&handler, request) == .init(response: .accepted, acceptedToken: Self.token))
+    }
+
+    @Test func pathComesBeforeAuthenticationWhichComesBeforeHeaders() throws {
+        var handler = try handler()
+        #expect(handle(&handler, APNSRequest(path: "/x")).response.reason == .badPath)
+        #expect(handle(&handler, APNSRequest(path: "/3/device/\(Self.token)")).response.reason == .missingProviderToken)
+        let noTopic = APNSRequest(path: "/3/device/\(Self.token)", authorization: authorization, body: Array(#"{"aps":{}}"#.utf8))
+        #expect(handle(&handler, noTopic).response.reason == .missingTopic)
+    }
+
+    @Test func scriptedBehavioursApplyOnlyToValidRequests() throws {
+        var handler = try handler(behaviour: ScriptedBehaviour(unregisteredPrefix: "ab"))
+        let invalid = APNSRequest(path: "/3/device/\(Self.token)", authorization: authorization, topic: "t")
+        #expect(handle(&handler, invalid).response.reason == .payloadEmpty)
+        let valid = APNSRequest(
+            path: "/3/device/\(Self.token)", authorization: authorization, topic: "t", body: Array(#"{"aps":{}}"#.utf8)
+        )
+        #expect(handle(&handler, valid) == .init(response: APNSResponse(reason: .unregistered, timestamp: 1_800_000_000_000)))
+    }
+}
