@@ -129,11 +129,17 @@ final class SimulatorConnection {
     // MARK: nghttp2 events
 
     func beginRequest(streamID: Int32) {
+        guard let session else { return }
+        if let goawayAfter = loop.shared.configuration.goawayAfter, streamsBegun >= goawayAfter {
+            // Past the GOAWAY's last stream: not processed, so the client may safely retry it.
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
+            return
+        }
         streams[streamID] = Stream()
         streamsBegun += 1
         loop.shared.recorder.streamBegan()
-        if let goawayAfter = loop.shared.configuration.goawayAfter, streamsBegun == goawayAfter, let session {
-            // The streams accepted so far are answered; later ones are refused by nghttp2.
+        if let goawayAfter = loop.shared.configuration.goawayAfter, streamsBegun == goawayAfter {
+            // The streams begun so far are answered; later ones are refused.
             let debugData = Array(#"{"reason":"Shutdown"}"#.utf8)
             _ = nghttp2_submit_goaway(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue,
