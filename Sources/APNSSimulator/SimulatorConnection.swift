@@ -25,8 +25,15 @@ final class SimulatorConnection {
     /// Stop asking nghttp2 for bytes while this much output is still queued.
     static let outputHighWater = 64 * 1024
 
-    unowned let loop: SimulatorEventLoop
+    /// `unowned(unsafe)`: the loop outlives its connections (it closes them all before it
+    /// ends), and a checked reference would cost a retain on every callback.
+    unowned(unsafe) let loop: SimulatorEventLoop
     let bufferEvent: OpaquePointer
+    private let recorder: SimulatorRecorder
+    private let goawayAfter: Int?
+    private let latencyMilliseconds: Int
+    private let maxConcurrentStreams: Int
+    private let requiresToken: Bool
     private var session: OpaquePointer?
     private var streams: [Int32: Stream] = [:]
     private var tokenCache = ProviderTokenCache()
@@ -40,6 +47,11 @@ final class SimulatorConnection {
     init(loop: SimulatorEventLoop, bufferEvent: OpaquePointer) {
         self.loop = loop
         self.bufferEvent = bufferEvent
+        recorder = loop.shared.recorder
+        goawayAfter = loop.shared.configuration.goawayAfter
+        latencyMilliseconds = loop.shared.configuration.latencyMilliseconds
+        maxConcurrentStreams = loop.shared.configuration.maxConcurrentStreams
+        requiresToken = loop.shared.verifier.requiresToken
     }
 
     private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -59,7 +71,7 @@ final class SimulatorConnection {
         }
         session = created
         // APNs allows one stream until a request has carried a valid provider token.
-        let limit = loop.shared.verifier.requiresToken ? 1 : loop.shared.configuration.maxConcurrentStreams
+        let limit = requiresToken ? 1 : maxConcurrentStreams
         submitSettings(maxConcurrentStreams: limit)
         flush()
     }
@@ -130,22 +142,22 @@ final class SimulatorConnection {
 
     func beginRequest(streamID: Int32) {
         guard let session else { return }
-        if let goawayAfter = loop.shared.configuration.goawayAfter, streamsBegun >= goawayAfter {
+        if let goawayAfter, streamsBegun >= goawayAfter {
             // Past the GOAWAY's last stream: not processed, so the client may safely retry it.
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
             return
         }
         streams[streamID] = Stream()
         streamsBegun += 1
-        loop.shared.recorder.streamBegan()
-        if let goawayAfter = loop.shared.configuration.goawayAfter, streamsBegun == goawayAfter {
+        recorder.streamBegan()
+        if let goawayAfter, streamsBegun == goawayAfter {
             // The streams begun so far are answered; later ones are refused.
             let debugData = Array(#"{"reason":"Shutdown"}"#.utf8)
             _ = nghttp2_submit_goaway(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue,
                 debugData, debugData.count
             )
-            loop.shared.recorder.goawaySent()
+            recorder.goawaySent()
         }
     }
 
@@ -164,21 +176,21 @@ final class SimulatorConnection {
         let request = stream.request
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let decision = loop.handler.handle(request, nowMilliseconds: now, tokenCache: &tokenCache)
-        if !streamLimitRaised, tokenCache.token != nil, loop.shared.verifier.requiresToken {
+        if !streamLimitRaised, tokenCache.token != nil, requiresToken {
             streamLimitRaised = true
-            submitSettings(maxConcurrentStreams: loop.shared.configuration.maxConcurrentStreams)
+            submitSettings(maxConcurrentStreams: maxConcurrentStreams)
         }
         let apnsID = request.apnsID.flatMap { APNSRequestValidator.isUUID($0) ? $0 : nil }
             ?? makeUUID(using: &loop.idRandom)
         if let token = decision.acceptedToken {
-            loop.shared.recorder.accepted(APNSDelivery(
+            recorder.accepted(APNSDelivery(
                 token: token, apnsID: apnsID, topic: request.topic, pushType: request.pushType,
                 payload: request.body, receivedAt: now
             ))
         } else if let reason = decision.response.reason {
-            loop.shared.recorder.rejected(reason)
+            recorder.rejected(reason)
         }
-        let latency = loop.shared.configuration.latencyMilliseconds
+        let latency = latencyMilliseconds
         guard latency > 0 else {
             respond(streamID: streamID, response: decision.response, apnsID: apnsID)
             return
