@@ -14,6 +14,7 @@ final class ControlServer: @unchecked Sendable {
 
     init(recorder: SimulatorRecorder) throws {
         self.recorder = recorder
+        libeventThreading
         guard let base = event_base_new() else { throw APNSSimulatorError("event_base_new failed") }
         guard let http = evhttp_new(base) else {
             event_base_free(base)

@@ -41,7 +41,7 @@ final class SimulatorEventLoop: @unchecked Sendable {
     private var connections: [ObjectIdentifier: SimulatorConnection] = [:]
 
     init(index: Int, shared: SimulatorShared) throws {
-        SimulatorEventLoop.enableThreading
+        libeventThreading
         guard let base = event_base_new() else { throw APNSSimulatorError("event_base_new failed") }
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
@@ -75,12 +75,6 @@ final class SimulatorEventLoop: @unchecked Sendable {
         var system = SystemRandomNumberGenerator()
         self.idRandom = SplitMix64(seed: system.next())
     }
-
-    /// libevent's pthread locking, so `event_base_loopbreak` works from another thread; must
-    /// precede the first `event_base_new`.
-    private static let enableThreading: Void = {
-        _ = evthread_use_pthreads()
-    }()
 
     /// Binds this loop's listener; returns the port bound (the chosen one for port 0).
     func bind(host: String, port: Int) throws -> Int {
@@ -146,12 +140,14 @@ final class SimulatorEventLoop: @unchecked Sendable {
         let connection = SimulatorConnection(loop: self, bufferEvent: bufferEvent)
         connections[ObjectIdentifier(connection)] = connection
         shared.recorder.connectionOpened()
+        shared.logger.debug("connection accepted", ["loop": String(index), "open": String(connections.count)])
         connection.start()
     }
 
     func connectionClosed(_ connection: SimulatorConnection) {
         connections.removeValue(forKey: ObjectIdentifier(connection))
         shared.recorder.connectionClosed()
+        shared.logger.debug("connection closed", ["loop": String(index), "open": String(connections.count)])
     }
 }
 
@@ -160,6 +156,12 @@ private func simulatorAccept(
 ) {
     Unmanaged<SimulatorEventLoop>.fromOpaque(context!).takeUnretainedValue().accept(socket: socket)
 }
+
+/// libevent's pthread locking, so `stop()` may activate an event from another thread; must
+/// precede the first `event_base_new`.
+let libeventThreading: Void = {
+    _ = evthread_use_pthreads()
+}()
 
 /// An event that, made active from any thread, breaks its loop: unlike a bare
 /// `event_base_loopbreak`, it is not lost when it comes before the loop starts.

@@ -227,15 +227,26 @@ import Testing
         }
     }
 
-    @Test func shutdownClosesConnectionsAndFreesThePort() async throws {
-        let running = try Self.start()
-        let port = running.port
+    @Test func shutdownClosesOpenConnectionsAndFreesThePort() async throws {
+        // A request held for 20 s keeps its connection open across the shutdown.
+        let running = try Self.start { $0.latencyMilliseconds = 20_000 }
+        async let client = Self.nghttp(running.url(), data: running.payloadPath)
+        let deadline = Date().addingTimeInterval(10)
+        while running.simulator.stats.streams == 0, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(running.simulator.stats.openConnections == 1)
+        let stopping = Date()
         await running.stop()
-        // The port is free again: a second simulator can bind it.
+        let output = try await client
+        #expect(Date().timeIntervalSince(stopping) < 5, "the client waited for the latency: shutdown left it open")
+        #expect(!output.contains(":status: 200"))
+        #expect(running.simulator.stats.openConnections == 0)
+
         var configuration = APNSSimulatorConfiguration()
-        configuration.listen = .init(host: "127.0.0.1", port: port)
+        configuration.listen = .init(host: "127.0.0.1", port: running.port)
         let again = try APNSSimulator(configuration: configuration, logger: Logger(label: "t", level: .warning))
-        #expect(try again.start().port == port)
+        #expect(try again.start().port == running.port, "the port is free again")
         await again.shutdown()
     }
 }
