@@ -36,6 +36,9 @@ final class SimulatorConnection {
     private let requiresToken: Bool
     private var session: OpaquePointer?
     private var streams: [Int32: Stream] = [:]
+    /// The stream whose header block is being received: HTTP/2 never interleaves header
+    /// blocks, so every header of a block goes here without a table lookup.
+    private var receivingHeaders: (id: Int32, stream: Stream)?
     private var tokenCache = ProviderTokenCache()
     private var streamsBegun = 0
     private var streamLimitRaised = false
@@ -73,6 +76,9 @@ final class SimulatorConnection {
         // APNs allows one stream until a request has carried a valid provider token.
         let limit = requiresToken ? 1 : maxConcurrentStreams
         submitSettings(maxConcurrentStreams: limit)
+        // Deferred callbacks may have run the read callback first, when there was no
+        // session yet: what the client sent with its Finished is still in the buffer.
+        readable()
         flush()
     }
 
@@ -88,7 +94,8 @@ final class SimulatorConnection {
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
 
-    /// Feeds everything received to nghttp2, then sends what it produced.
+    /// Feeds everything received to nghttp2, then sends what it produced. Before the
+    /// handshake completes there is no session, and input waits in the buffer.
     func readable() {
         guard let session, !isClosed, let input = bufferevent_get_input(bufferEvent) else { return }
         let length = evbuffer_get_length(input)
@@ -134,6 +141,7 @@ final class SimulatorConnection {
         if let timer { event_free(timer) }
         timer = nil
         streams.removeAll()
+        receivingHeaders = nil
         bufferevent_free(bufferEvent)
         loop.connectionClosed(self)
     }
@@ -147,7 +155,9 @@ final class SimulatorConnection {
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
             return
         }
-        streams[streamID] = Stream()
+        let stream = Stream()
+        streams[streamID] = stream
+        receivingHeaders = (streamID, stream)
         streamsBegun += 1
         recorder.streamBegan()
         if let goawayAfter, streamsBegun == goawayAfter {
@@ -162,8 +172,8 @@ final class SimulatorConnection {
     }
 
     func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID] else { return }
-        stream.request.setHeader(name: name, value: value)
+        guard let receivingHeaders, receivingHeaders.id == streamID else { return }
+        receivingHeaders.stream.request.setHeader(name: name, value: value)
     }
 
     func body(streamID: Int32, bytes: UnsafeRawBufferPointer) {
@@ -202,6 +212,7 @@ final class SimulatorConnection {
 
     func streamClosed(streamID: Int32) {
         streams.removeValue(forKey: streamID)
+        if receivingHeaders?.id == streamID { receivingHeaders = nil }
     }
 
     /// Copies the response body into a DATA frame.
