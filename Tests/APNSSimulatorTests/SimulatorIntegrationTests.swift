@@ -180,6 +180,41 @@ import Testing
         }
     }
 
+    @Test func servesACertificateAndKeyFromFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-sim-pem-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("server.crt").path
+        let key = directory.appendingPathComponent("server.key").path
+        let made = try await ExternalTool.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        #expect(made.status == 0, "\(made.output)")
+        try await Self.withSimulator({
+            $0.certificatePath = certificate
+            $0.keyPath = key
+            $0.writeCertificatePath = nil
+        }) { running in
+            let result = try await ExternalTool.run("/usr/bin/openssl", [
+                "s_client", "-connect", "127.0.0.1:\(running.port)", "-CAfile", certificate,
+                "-verify_ip", "127.0.0.1", "-verify_return_error", "-alpn", "h2",
+            ])
+            #expect(result.output.contains("Verify return code: 0 (ok)"), "\(result.output)")
+            let output = try await Self.nghttp(running.url(), data: running.payloadPath)
+            #expect(output.contains(":status: 200"))
+        }
+    }
+
+    @Test func startFailsClearlyWithoutTheCertificateFiles() async throws {
+        var configuration = APNSSimulatorConfiguration()
+        configuration.certificatePath = "/nonexistent/server.crt"
+        configuration.keyPath = "/nonexistent/server.key"
+        #expect(throws: APNSSimulatorError.self) {
+            try APNSSimulator(configuration: configuration, logger: Logger(label: "t", level: .warning))
+        }
+    }
+
     @Test func controlEndpointShowsDeliveriesAndResets() async throws {
         try await Self.withSimulator { running in
             _ = try await Self.nghttp(running.url(), headers: ["apns-topic: com.example", "apns-push-type: alert"], data: running.payloadPath)
