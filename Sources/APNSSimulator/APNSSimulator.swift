@@ -55,37 +55,26 @@ public final class APNSSimulator: Sendable {
             // A peer that hangs up mid-write must not kill the process.
             signal(SIGPIPE, SIG_IGN)
             var loops: [SimulatorEventLoop] = []
+            var control: ControlServer?
             var port = configuration.listen.port
-            for index in 0..<configuration.threads {
-                let loop: SimulatorEventLoop
-                do {
-                    loop = try SimulatorEventLoop(index: index, shared: shared)
-                } catch {
-                    for loop in loops { loop.stop(); loop.run() }
-                    throw error
-                }
-                loops.append(loop)
-                do {
+            var controlPort: Int?
+            do {
+                for index in 0..<configuration.threads {
+                    let loop = try SimulatorEventLoop(index: index, shared: shared)
+                    loops.append(loop)
                     // The first listener resolves port 0; the others join it (SO_REUSEPORT).
                     port = try loop.bind(host: configuration.listen.host, port: port)
-                } catch {
-                    for loop in loops { loop.stop(); loop.run() }
-                    throw error
                 }
-            }
-            var control: ControlServer?
-            var controlPort: Int?
-            if let endpoint = configuration.control {
-                let server = try ControlServer(recorder: shared.recorder)
-                do {
+                if let endpoint = configuration.control {
+                    let server = try ControlServer(recorder: shared.recorder)
+                    control = server
                     controlPort = try server.bind(host: endpoint.host, port: endpoint.port)
-                } catch {
-                    server.stop()
-                    server.run()
-                    for loop in loops { loop.stop(); loop.run() }
-                    throw error
                 }
-                control = server
+            } catch {
+                // Never started: running a stopped loop just frees it.
+                for loop in loops { loop.stop(); loop.run() }
+                if let control { control.stop(); control.run() }
+                throw error
             }
             let stopped = DispatchGroup()
             for loop in loops {

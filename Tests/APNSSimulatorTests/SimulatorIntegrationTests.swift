@@ -278,10 +278,26 @@ import Testing
         #expect(!output.contains(":status: 200"))
         #expect(running.simulator.stats.openConnections == 0)
 
+        // The listeners share their port (SO_REUSEPORT), so a plain bind proves it is free:
+        // the control endpoint's listener does not set that option.
         var configuration = APNSSimulatorConfiguration()
-        configuration.listen = .init(host: "127.0.0.1", port: running.port)
+        configuration.listen = .init(host: "127.0.0.1", port: 0)
+        configuration.control = .init(host: "127.0.0.1", port: running.port)
         let again = try APNSSimulator(configuration: configuration, logger: Logger(label: "t", level: .warning))
-        #expect(try again.start().port == running.port, "the port is free again")
+        #expect(try again.start().controlPort == running.port, "the port is free again")
         await again.shutdown()
+    }
+
+    @Test func startFailsWhenAPortIsTaken() async throws {
+        try await Self.withSimulator { running in
+            var configuration = APNSSimulatorConfiguration()
+            configuration.listen = .init(host: "127.0.0.1", port: 0)
+            configuration.control = .init(host: "127.0.0.1", port: running.controlPort)
+            let second = try APNSSimulator(configuration: configuration, logger: Logger(label: "t", level: .critical))
+            #expect(throws: APNSSimulatorError.self) { try second.start() }
+            // The first one is unaffected.
+            let output = try await Self.nghttp(running.url(), data: running.payloadPath)
+            #expect(output.contains(":status: 200"))
+        }
     }
 }
