@@ -23,6 +23,7 @@ public enum APNSReason: String, Error, Sendable, CaseIterable, Hashable {
     case unregistered = "Unregistered"
     case payloadTooLarge = "PayloadTooLarge"
     case tooManyRequests = "TooManyRequests"
+    case tooManyProviderTokenUpdates = "TooManyProviderTokenUpdates"
     case internalServerError = "InternalServerError"
     case serviceUnavailable = "ServiceUnavailable"
 
@@ -34,7 +35,7 @@ public enum APNSReason: String, Error, Sendable, CaseIterable, Hashable {
         case .methodNotAllowed: 405
         case .unregistered: 410
         case .payloadTooLarge: 413
-        case .tooManyRequests: 429
+        case .tooManyRequests, .tooManyProviderTokenUpdates: 429
         case .internalServerError: 500
         case .serviceUnavailable: 503
         default: 400

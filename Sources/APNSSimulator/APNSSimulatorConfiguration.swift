@@ -116,9 +116,11 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
           --max-recorded N              device tokens whose last payload is kept (default 10000)
 
           Authentication: with --jwt-key, requests need `authorization: bearer <jwt>` (403
-          MissingProviderToken / InvalidProviderToken / ExpiredProviderToken after an hour), and a
-          connection allows one stream until a request has carried a valid token. Without keys
-          (certificate mode) requests without `authorization` pass and tokens are refused.
+          MissingProviderToken / InvalidProviderToken / ExpiredProviderToken after an hour; 429
+          TooManyProviderTokenUpdates for a new token within 20 minutes of the previous one on a
+          connection), and a connection allows one stream until a request has carried a valid
+          token. Without keys (certificate mode) requests without `authorization` pass and
+          tokens are refused (403 InvalidProviderToken).
         """
 
     /// Reads `pushrelay apns-sim` flags (the arguments after the subcommand).

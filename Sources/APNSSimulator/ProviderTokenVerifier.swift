@@ -11,13 +11,17 @@ import Foundation
 /// - Keys configured: no token is 403 MissingProviderToken; a token that is malformed,
 ///   not ES256, names an unknown `kid`, lacks `iss`/`iat` or has a bad signature is 403
 ///   InvalidProviderToken; a valid token whose `iat` is more than an hour old is 403
-///   ExpiredProviderToken.
+///   ExpiredProviderToken; a new token on a connection whose previous token was issued
+///   less than 20 minutes before it is 429 TooManyProviderTokenUpdates (the previous one
+///   stays in force; a token re-signed with the same `iat` counts as the same token).
 ///
 /// Thread rule: the keys are loaded in `init` and only read afterwards; OpenSSL allows one
 /// `EVP_PKEY` to verify on several threads at once, each with its own digest context.
 public final class ProviderTokenVerifier: @unchecked Sendable {
     /// How long a token stays valid after its `iat`.
     public static let tokenLifetime: Int64 = 3600
+    /// The least time between the `iat`s of two tokens used on one connection.
+    public static let minimumRefreshInterval: Int64 = 1200
 
     public let acceptAnyToken: Bool
     private let keys: [String: OpaquePointer]
@@ -63,6 +67,10 @@ public final class ProviderTokenVerifier: @unchecked Sendable {
             switch verify(authorization: authorization) {
             case .failure(let reason): return reason
             case .success(let iat):
+                if cache.token != nil, iat != cache.issuedAt,
+                   abs(iat - cache.issuedAt) < ProviderTokenVerifier.minimumRefreshInterval {
+                    return .tooManyProviderTokenUpdates
+                }
                 issuedAt = iat
                 cache = ProviderTokenCache(token: authorization, issuedAt: iat)
             }

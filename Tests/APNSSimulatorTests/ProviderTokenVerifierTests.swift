@@ -87,6 +87,25 @@ import Testing
         #expect(verifier.check(authorization: authorization, now: now + 3601, cache: &cache) == .expiredProviderToken)
     }
 
+    @Test func refreshingWithin20MinutesIsTooManyProviderTokenUpdates() throws {
+        let verifier = try verifier()
+        var cache = ProviderTokenCache()
+        let first = "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now))"
+        #expect(verifier.check(authorization: first, now: now, cache: &cache) == nil)
+        let early = "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now + 1199))"
+        #expect(verifier.check(authorization: early, now: now + 1199, cache: &cache) == .tooManyProviderTokenUpdates)
+        #expect(APNSReason.tooManyProviderTokenUpdates.status == 429)
+        // The first token stays in force.
+        #expect(verifier.check(authorization: first, now: now + 1199, cache: &cache) == nil)
+        // Re-signed with the same iat: the same token as far as refreshing goes.
+        let resigned = "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now))"
+        #expect(resigned != first)
+        #expect(verifier.check(authorization: resigned, now: now + 1199, cache: &cache) == nil)
+        let due = "bearer \(signer.jwt(keyID: "KEY1", issuedAt: now + 1200))"
+        #expect(verifier.check(authorization: due, now: now + 1200, cache: &cache) == nil)
+        #expect(cache.issuedAt == now + 1200)
+    }
+
     @Test func keysMustBeP256() {
         #expect(throws: APNSSimulatorError.self) {
             try ProviderTokenVerifier(pemKeys: ["K": "not a key"], acceptAnyToken: false)
