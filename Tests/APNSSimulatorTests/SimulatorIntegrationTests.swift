@@ -108,6 +108,12 @@ import Testing
             #expect(accepted.contains(":status: 200"))
             #expect(accepted.contains("apns-id: \(id)"), "the sender's apns-id is echoed")
 
+            let large = running.directory.appendingPathComponent("large.json")
+            try (#"{"aps":{},"p":""# + String(repeating: "x", count: 6000) + #""}"#).write(to: large, atomically: true, encoding: .utf8)
+            let tooLarge = try await Self.nghttp(running.url(), data: large.path)
+            #expect(tooLarge.contains(":status: 413"))
+            #expect(tooLarge.contains(#"{"reason":"PayloadTooLarge"}"#))
+
             let get = try await ExternalTool.run("/usr/bin/nghttp", ["-v", running.url()]).output
             #expect(get.contains(":status: 405"))
             #expect(get.contains(#"{"reason":"MethodNotAllowed"}"#))
@@ -115,7 +121,7 @@ import Testing
             let stats = try await running.control("/stats")
             #expect(stats["accepted"] as? Int == 1)
             #expect(stats["rejected"] as? [String: Int] == [
-                "BadDeviceToken": 1, "Unregistered": 1, "MissingTopic": 1, "MethodNotAllowed": 1,
+                "BadDeviceToken": 1, "Unregistered": 1, "MissingTopic": 1, "PayloadTooLarge": 1, "MethodNotAllowed": 1,
             ])
         }
     }
