@@ -70,6 +70,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
     public var latencyMilliseconds = 0
     /// Device tokens whose last payload is remembered; the oldest is forgotten beyond this.
     public var maxRecordedTokens = 10_000
+    /// Connections open at once; more are closed as soon as they are accepted.
+    public var maxConnections = 4096
 
     public init() {}
 
@@ -89,6 +91,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
         if let goawayAfter, goawayAfter < 1 { throw APNSSimulatorError("--goaway-after must be at least 1") }
         guard latencyMilliseconds >= 0 else { throw APNSSimulatorError("--latency-ms must not be negative") }
         guard maxRecordedTokens >= 0 else { throw APNSSimulatorError("--max-recorded must not be negative") }
+        guard maxConnections >= 1 else { throw APNSSimulatorError("--max-connections must be at least 1") }
     }
 
     public static let usage = """
@@ -114,6 +117,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
           --goaway-after N              GOAWAY after N streams on a connection
           --latency-ms N                delay every response by N ms
           --max-recorded N              device tokens whose last payload is kept (default 10000)
+          --max-connections N           connections open at once; more are closed (default 4096)
 
           Authentication: with --jwt-key, requests need `authorization: bearer <jwt>` (403
           MissingProviderToken / InvalidProviderToken / ExpiredProviderToken after an hour; 429
@@ -176,6 +180,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
             case "--goaway-after": configuration.goawayAfter = try number(Int.self)
             case "--latency-ms": configuration.latencyMilliseconds = try number(Int.self)
             case "--max-recorded": configuration.maxRecordedTokens = try number(Int.self)
+            case "--max-connections": configuration.maxConnections = try number(Int.self)
             default: throw APNSSimulatorError("unknown flag \(argument)\n\(usage)")
             }
         }

@@ -125,21 +125,27 @@ final class SimulatorEventLoop: @unchecked Sendable {
 
     /// A TCP connection arrived: wrap it in TLS (server side) and wait for the handshake.
     func accept(socket: Int32) {
+        guard shared.recorder.connectionOpened(limit: shared.configuration.maxConnections) else {
+            Foundation.close(socket)
+            shared.logger.debug("connection refused: too many open", ["loop": String(index)])
+            return
+        }
         _ = CSystem_apns_sim_set_nodelay(socket)
         guard let ssl = SSL_new(shared.tls.context) else {
             Foundation.close(socket)
+            shared.recorder.connectionClosed()
             return
         }
         let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
         guard let bufferEvent = bufferevent_openssl_socket_new(base, socket, ssl, BUFFEREVENT_SSL_ACCEPTING, options) else {
             SSL_free(ssl)
             Foundation.close(socket)
+            shared.recorder.connectionClosed()
             return
         }
         bufferevent_openssl_set_allow_dirty_shutdown(bufferEvent, 1)
         let connection = SimulatorConnection(loop: self, bufferEvent: bufferEvent)
         connections[ObjectIdentifier(connection)] = connection
-        shared.recorder.connectionOpened()
         shared.logger.debug("connection accepted", ["loop": String(index), "open": String(connections.count)])
         connection.start()
     }

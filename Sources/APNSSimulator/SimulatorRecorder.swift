@@ -11,6 +11,8 @@ public struct APNSSimulatorStats: Sendable, Equatable {
     public var connections = 0
     /// Connections open now; not cleared by a reset.
     public var openConnections = 0
+    /// Connections closed on arrival because `maxConnections` were open.
+    public var refusedConnections = 0
     /// HTTP/2 streams (requests) begun.
     public var streams = 0
     /// GOAWAY frames sent by `goawayAfter`.
@@ -20,11 +22,13 @@ public struct APNSSimulatorStats: Sendable, Equatable {
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
 
-    /// `{"accepted":…,"rejected":{…},"connections":…,"open_connections":…,"streams":…,"goaways":…}`
+    /// `{"accepted":…,"rejected":{…},"rejected_total":…,"connections":…,"open_connections":…,
+    /// "refused_connections":…,"streams":…,"goaways":…}`
     public var json: [UInt8] {
         let object: [String: Any] = [
             "accepted": accepted, "rejected": rejected, "rejected_total": rejectedTotal,
             "connections": connections, "open_connections": openConnections,
+            "refused_connections": refusedConnections,
             "streams": streams, "goaways": goaways,
         ]
         // Strings and integers always encode.
@@ -66,8 +70,18 @@ public final class SimulatorRecorder: Sendable {
         }
     }
 
-    func connectionOpened() {
-        state.withLock { $0.stats.connections += 1; $0.stats.openConnections += 1 }
+    /// Counts a new connection if fewer than `limit` are open; `false` (counted as refused)
+    /// otherwise.
+    func connectionOpened(limit: Int) -> Bool {
+        state.withLock { state in
+            guard state.stats.openConnections < limit else {
+                state.stats.refusedConnections += 1
+                return false
+            }
+            state.stats.connections += 1
+            state.stats.openConnections += 1
+            return true
+        }
     }
 
     func connectionClosed() {

@@ -31,13 +31,15 @@ import Testing
 
     @Test func recorderCountsAndResets() {
         let recorder = SimulatorRecorder(maxRecordedTokens: 5)
-        recorder.connectionOpened()
+        #expect(recorder.connectionOpened(limit: 1))
+        #expect(!recorder.connectionOpened(limit: 1))
         recorder.streamBegan()
         recorder.accepted(delivery("a", #"{"aps":{}}"#))
         recorder.rejected(.badDeviceToken)
         recorder.rejected(.badDeviceToken)
         var stats = recorder.stats
         #expect(stats.accepted == 1 && stats.rejected == ["BadDeviceToken": 2] && stats.connections == 1 && stats.streams == 1)
+        #expect(stats.refusedConnections == 1)
         #expect(recorder.deliveries(token: "a").count == 1)
         recorder.reset()
         stats = recorder.stats

@@ -294,6 +294,23 @@ import Testing
         await again.shutdown()
     }
 
+    @Test func connectionsBeyondTheLimitAreClosed() async throws {
+        try await Self.withSimulator({ $0.maxConnections = 1; $0.latencyMilliseconds = 1000 }) { running in
+            // The first client holds its connection for the latency.
+            async let first = Self.nghttp(running.url(), data: running.payloadPath)
+            let deadline = Date().addingTimeInterval(10)
+            while running.simulator.stats.streams == 0, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let second = try await Self.nghttp(running.url(), data: running.payloadPath)
+            #expect(!second.contains(":status:"), "\(second)")
+            #expect(try await first.contains(":status: 200"))
+            let stats = running.simulator.stats
+            #expect(stats.refusedConnections == 1)
+            #expect(stats.connections == 1)
+        }
+    }
+
     @Test func startFailsWhenAPortIsTaken() async throws {
         try await Self.withSimulator { running in
             var configuration = APNSSimulatorConfiguration()
