@@ -1,0 +1,44 @@
+/// Everything APNs decides about one complete request, in APNs' order: route, provider
+/// token, headers and payload, then the scripted behaviours. Pure apart from the ECDSA
+/// check inside the verifier; one per event loop, since the behaviours' RNG is mutable.
+public struct APNSRequestHandler: Sendable {
+    public let verifier: ProviderTokenVerifier
+    public var behaviour: ScriptedBehaviour
+
+    public init(verifier: ProviderTokenVerifier, behaviour: ScriptedBehaviour) {
+        self.verifier = verifier
+        self.behaviour = behaviour
+    }
+
+    /// What to answer, and the device token when the notification was accepted.
+    public struct Decision: Sendable, Equatable {
+        public var response: APNSResponse
+        public var acceptedToken: String?
+    }
+
+    /// - Parameters:
+    ///   - request: the complete request.
+    ///   - nowMilliseconds: milliseconds since the epoch.
+    ///   - tokenCache: the connection's last verified provider token.
+    public mutating func handle(
+        _ request: APNSRequest, nowMilliseconds: Int64, tokenCache: inout ProviderTokenCache
+    ) -> Decision {
+        let token: String
+        switch APNSRequestValidator.deviceToken(method: request.method, path: request.path) {
+        case .failure(let reason): return Decision(response: APNSResponse(reason: reason))
+        case .success(let value): token = value
+        }
+        if let reason = verifier.check(
+            authorization: request.authorization, now: nowMilliseconds / 1000, cache: &tokenCache
+        ) {
+            return Decision(response: APNSResponse(reason: reason))
+        }
+        if let reason = APNSRequestValidator.headersAndPayload(request) {
+            return Decision(response: APNSResponse(reason: reason))
+        }
+        if let scripted = behaviour.response(forToken: token, nowMilliseconds: nowMilliseconds) {
+            return Decision(response: scripted)
+        }
+        return Decision(response: .accepted, acceptedToken: token)
+    }
+}

@@ -1,0 +1,35 @@
+/// The control endpoint's routes, decided from the method and URI alone.
+public enum ControlRoute: Equatable, Sendable {
+    /// `GET /stats`
+    case stats
+    /// `GET /deliveries`, optionally `?token=<hex>`
+    case deliveries(token: String?)
+    /// `POST /reset`
+    case reset
+    /// A known path with the wrong method: 405.
+    case methodNotAllowed
+    /// Anything else: 404.
+    case notFound
+
+    public init(method: String, uri: String) {
+        let pathEnd = uri.firstIndex(of: "?") ?? uri.endIndex
+        let path = uri[..<pathEnd]
+        let query = pathEnd < uri.endIndex ? uri[uri.index(after: pathEnd)...] : ""
+        switch (path, method) {
+        case ("/stats", "GET"): self = .stats
+        case ("/deliveries", "GET"): self = .deliveries(token: ControlRoute.value(of: "token", in: query))
+        case ("/reset", "POST"): self = .reset
+        case ("/stats", _), ("/deliveries", _), ("/reset", _): self = .methodNotAllowed
+        default: self = .notFound
+        }
+    }
+
+    /// The first `name=value` of a query string (tokens are hex: no decoding needed).
+    static func value(of name: String, in query: Substring) -> String? {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2, parts[0] == name, !parts[1].isEmpty { return String(parts[1]) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,97 @@
+import CSystem
+import Foundation
+
+/// The plain-HTTP control endpoint: one `event_base` and `evhttp` on a thread of its own,
+/// answering from the recorder (see `ControlRoute`).
+///
+/// Thread rule: bound on the starting thread, then run and freed by its own thread;
+/// `stop()` may be called from any thread.
+final class ControlServer: @unchecked Sendable {
+    private let recorder: SimulatorRecorder
+    private let base: OpaquePointer
+    private let http: OpaquePointer
+    private let stopEvent: OpaquePointer
+
+    init(recorder: SimulatorRecorder) throws {
+        self.recorder = recorder
+        libeventThreading
+        guard let base = event_base_new() else { throw APNSSimulatorError("event_base_new failed") }
+        guard let http = evhttp_new(base) else {
+            event_base_free(base)
+            throw APNSSimulatorError("evhttp_new failed")
+        }
+        guard let stopEvent = makeStopEvent(base) else {
+            evhttp_free(http)
+            event_base_free(base)
+            throw APNSSimulatorError("event_new failed")
+        }
+        self.base = base
+        self.http = http
+        self.stopEvent = stopEvent
+        evhttp_set_allowed_methods(http, UInt16(EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue))
+        evhttp_set_gencb(http, controlRequest, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Binds the listener; returns the port bound.
+    func bind(host: String, port: Int) throws -> Int {
+        guard let handle = evhttp_bind_socket_with_handle(http, host, UInt16(port)) else {
+            throw APNSSimulatorError("cannot listen on \(host):\(port) for control: \(String(cString: strerror(errno)))")
+        }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(evhttp_bound_socket_get_fd(handle), $0, &length) }
+        }
+        let boundPort = address.ss_family == sa_family_t(AF_INET6)
+            ? withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in6.self).sin6_port }
+            : withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in.self).sin_port }
+        return Int(UInt16(bigEndian: boundPort))
+    }
+
+    /// Runs until `stop()` (even one called before), then frees everything.
+    func run() {
+        event_base_dispatch(base)
+        evhttp_free(http)
+        event_free(stopEvent)
+        event_base_free(base)
+    }
+
+    /// Ends `run()`; callable from any thread.
+    func stop() {
+        event_active(stopEvent, 0, 0)
+    }
+
+    func handle(_ request: UnsafeMutablePointer<evhttp_request>) {
+        let method = evhttp_request_get_command(request) == EVHTTP_REQ_POST ? "POST" : "GET"
+        let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
+        let status: Int32
+        let body: [UInt8]
+        switch ControlRoute(method: method, uri: uri) {
+        case .stats:
+            (status, body) = (200, recorder.stats.json)
+        case .deliveries(let token):
+            (status, body) = (200, recorder.deliveriesJSON(token: token))
+        case .reset:
+            recorder.reset()
+            (status, body) = (200, Array(#"{"reset":true}"#.utf8))
+        case .methodNotAllowed:
+            (status, body) = (405, Array(#"{"error":"method not allowed"}"#.utf8))
+        case .notFound:
+            (status, body) = (404, Array(#"{"error":"not found"}"#.utf8))
+        }
+        let headers = evhttp_request_get_output_headers(request)
+        evhttp_add_header(headers, "Content-Type", "application/json")
+        guard let buffer = evbuffer_new() else {
+            evhttp_send_error(request, 500, nil)
+            return
+        }
+        defer { evbuffer_free(buffer) }
+        evbuffer_add(buffer, body, body.count)
+        evhttp_send_reply(request, status, nil, buffer)
+    }
+}
+
+private func controlRequest(_ request: UnsafeMutablePointer<evhttp_request>?, _ context: UnsafeMutableRawPointer?) {
+    guard let request else { return }
+    Unmanaged<ControlServer>.fromOpaque(context!).takeUnretainedValue().handle(request)
+}

@@ -1,0 +1,57 @@
+/// A notification the simulator accepted.
+public struct APNSDelivery: Sendable, Equatable {
+    public var token: String
+    public var apnsID: String
+    public var topic: String?
+    public var pushType: String?
+    public var payload: [UInt8]
+    /// Milliseconds since the epoch.
+    public var receivedAt: Int64
+
+    public init(token: String, apnsID: String, topic: String?, pushType: String?, payload: [UInt8], receivedAt: Int64) {
+        self.token = token
+        self.apnsID = apnsID
+        self.topic = topic
+        self.pushType = pushType
+        self.payload = payload
+        self.receivedAt = receivedAt
+    }
+}
+
+/// The last delivery per device token, for at most `capacity` tokens: when a new token
+/// would exceed it, the token first seen longest ago is forgotten. Memory stays bounded
+/// however many devices a benchmark addresses.
+public struct DeliveryLog: Sendable {
+    public let capacity: Int
+    private var latest: [String: APNSDelivery] = [:]
+    /// Tokens in the order first seen, used as a ring once full.
+    private var order: [String] = []
+    private var oldest = 0
+
+    public init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    public var count: Int { latest.count }
+
+    public mutating func record(_ delivery: APNSDelivery) {
+        guard capacity > 0 else { return }
+        if latest.updateValue(delivery, forKey: delivery.token) != nil { return }
+        if order.count < capacity {
+            order.append(delivery.token)
+        } else {
+            latest.removeValue(forKey: order[oldest])
+            order[oldest] = delivery.token
+            oldest = (oldest + 1) % capacity
+        }
+    }
+
+    public func delivery(forToken token: String) -> APNSDelivery? {
+        latest[token]
+    }
+
+    /// Every remembered delivery, most recently first seen token last.
+    public var all: [APNSDelivery] {
+        (order[oldest...] + order[..<oldest]).compactMap { latest[$0] }
+    }
+}

@@ -1,0 +1,376 @@
+import CSystem
+import Foundation
+
+/// One client connection: TLS through a `bufferevent_openssl`, HTTP/2 through an nghttp2
+/// server session, answers decided by the loop's `APNSRequestHandler`.
+///
+/// Thread rule: created, used and freed on its event loop's thread only; the loop keeps
+/// it alive (its `connections` table) until `close()`.
+final class SimulatorConnection {
+    /// One request in progress and, once answered, the body being sent.
+    final class Stream {
+        var request = APNSRequest(method: "", path: "")
+        var responseBody: [UInt8] = []
+        var responseOffset = 0
+    }
+
+    /// A response held back by `latencyMilliseconds`.
+    struct Delayed {
+        var due: UInt64
+        var streamID: Int32
+        var response: APNSResponse
+        var apnsID: String
+    }
+
+    /// Stop asking nghttp2 for bytes while this much output is still queued.
+    static let outputHighWater = 64 * 1024
+
+    /// `unowned(unsafe)`: the loop outlives its connections (it closes them all before it
+    /// ends), and a checked reference would cost a retain on every callback.
+    unowned(unsafe) let loop: SimulatorEventLoop
+    let bufferEvent: OpaquePointer
+    private let recorder: SimulatorRecorder
+    private let goawayAfter: Int?
+    private let latencyMilliseconds: Int
+    private let maxConcurrentStreams: Int
+    private let requiresToken: Bool
+    private var session: OpaquePointer?
+    private var streams: [Int32: Stream] = [:]
+    /// The stream whose header block is being received: HTTP/2 never interleaves header
+    /// blocks, so every header of a block goes here without a table lookup.
+    private var receivingHeaders: (id: Int32, stream: Stream)?
+    private var tokenCache = ProviderTokenCache()
+    private var streamsBegun = 0
+    private var streamLimitRaised = false
+    private var delayed: [Delayed] = []
+    private var delayedHead = 0
+    private var timer: OpaquePointer?
+    private(set) var isClosed = false
+
+    init(loop: SimulatorEventLoop, bufferEvent: OpaquePointer) {
+        self.loop = loop
+        self.bufferEvent = bufferEvent
+        recorder = loop.shared.recorder
+        goawayAfter = loop.shared.configuration.goawayAfter
+        latencyMilliseconds = loop.shared.configuration.latencyMilliseconds
+        maxConcurrentStreams = loop.shared.configuration.maxConcurrentStreams
+        requiresToken = loop.shared.verifier.requiresToken
+    }
+
+    private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// Wires the bufferevent's callbacks; the TLS handshake then runs on its own.
+    func start() {
+        bufferevent_setcb(bufferEvent, connectionRead, connectionWrite, connectionEvent, context)
+        bufferevent_enable(bufferEvent, Int16(EV_READ | EV_WRITE))
+    }
+
+    /// After the TLS handshake: the HTTP/2 session and our SETTINGS.
+    func handshakeCompleted() {
+        var created: OpaquePointer?
+        guard nghttp2_session_server_new(&created, loop.sessionCallbacks, context) == 0, let created else {
+            close()
+            return
+        }
+        session = created
+        // APNs allows one stream until a request has carried a valid provider token.
+        let limit = requiresToken ? 1 : maxConcurrentStreams
+        submitSettings(maxConcurrentStreams: limit)
+        // Deferred callbacks may have run the read callback first, when there was no
+        // session yet: what the client sent with its Finished is still in the buffer.
+        readable()
+        flush()
+    }
+
+    private func submitSettings(maxConcurrentStreams: Int) {
+        guard let session else { return }
+        var settings = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: UInt32(maxConcurrentStreams)
+            ),
+        ]
+        // Fails only for invalid values or out of memory; the session then keeps its defaults.
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+    }
+
+    /// Feeds everything received to nghttp2, then sends what it produced. Before the
+    /// handshake completes there is no session, and input waits in the buffer.
+    func readable() {
+        guard let session, !isClosed, let input = bufferevent_get_input(bufferEvent) else { return }
+        let length = evbuffer_get_length(input)
+        guard length > 0, let data = evbuffer_pullup(input, -1) else { return }
+        let consumed = nghttp2_session_mem_recv(session, data, length)
+        guard consumed >= 0 else {
+            loop.shared.logger.debug("closing a connection after an HTTP/2 error", [
+                "error": String(cString: nghttp2_strerror(Int32(consumed))),
+            ])
+            close()
+            return
+        }
+        evbuffer_drain(input, length)
+        flush()
+    }
+
+    /// Moves nghttp2's pending frames to the TLS output, up to the high-water mark; the
+    /// write callback resumes once that drains. Closes when both sides are done.
+    func flush() {
+        guard let session, !isClosed, let output = bufferevent_get_output(bufferEvent) else { return }
+        while evbuffer_get_length(output) < SimulatorConnection.outputHighWater {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &data)
+            if length < 0 {
+                close()
+                return
+            }
+            guard length > 0, let data else { break }
+            evbuffer_add(output, data, length)
+        }
+        if evbuffer_get_length(output) == 0, nghttp2_session_want_read(session) == 0,
+           nghttp2_session_want_write(session) == 0 {
+            close()
+        }
+    }
+
+    /// Frees everything; safe to call twice.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        if let timer { event_free(timer) }
+        timer = nil
+        streams.removeAll()
+        receivingHeaders = nil
+        bufferevent_free(bufferEvent)
+        loop.connectionClosed(self)
+    }
+
+    // MARK: nghttp2 events
+
+    func beginRequest(streamID: Int32) {
+        guard let session else { return }
+        if let goawayAfter, streamsBegun >= goawayAfter {
+            // Past the GOAWAY's last stream: not processed, so the client may safely retry it.
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
+            return
+        }
+        let stream = Stream()
+        streams[streamID] = stream
+        receivingHeaders = (streamID, stream)
+        streamsBegun += 1
+        recorder.streamBegan()
+        if let goawayAfter, streamsBegun == goawayAfter {
+            // The streams begun so far are answered; later ones are refused.
+            let debugData = Array(#"{"reason":"Shutdown"}"#.utf8)
+            _ = nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue,
+                debugData, debugData.count
+            )
+            recorder.goawaySent()
+        }
+    }
+
+    func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let receivingHeaders, receivingHeaders.id == streamID else { return }
+        receivingHeaders.stream.request.setHeader(name: name, value: value)
+    }
+
+    func body(streamID: Int32, bytes: UnsafeRawBufferPointer) {
+        streams[streamID]?.request.appendBody(bytes)
+    }
+
+    /// The request is complete: decide, record, answer (now or after the latency).
+    func requestComplete(streamID: Int32) {
+        guard let stream = streams[streamID] else { return }
+        let request = stream.request
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let decision = loop.handler.handle(request, nowMilliseconds: now, tokenCache: &tokenCache)
+        if !streamLimitRaised, tokenCache.token != nil, requiresToken {
+            streamLimitRaised = true
+            submitSettings(maxConcurrentStreams: maxConcurrentStreams)
+        }
+        let apnsID = request.apnsID.flatMap { APNSRequestValidator.isUUID($0) ? $0 : nil }
+            ?? makeUUID(using: &loop.idRandom)
+        if let token = decision.acceptedToken {
+            recorder.accepted(APNSDelivery(
+                token: token, apnsID: apnsID, topic: request.topic, pushType: request.pushType,
+                payload: request.body, receivedAt: now
+            ))
+        } else if let reason = decision.response.reason {
+            recorder.rejected(reason)
+        }
+        let latency = latencyMilliseconds
+        guard latency > 0 else {
+            respond(streamID: streamID, response: decision.response, apnsID: apnsID)
+            return
+        }
+        let due = DispatchTime.now().uptimeNanoseconds + UInt64(latency) * 1_000_000
+        delayed.append(Delayed(due: due, streamID: streamID, response: decision.response, apnsID: apnsID))
+        if delayed.count - delayedHead == 1 { armTimer(for: due) }
+    }
+
+    func streamClosed(streamID: Int32) {
+        streams.removeValue(forKey: streamID)
+        if receivingHeaders?.id == streamID { receivingHeaders = nil }
+    }
+
+    /// Copies the response body into a DATA frame.
+    func readResponseBody(
+        streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
+        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let count = min(length, stream.responseBody.count - stream.responseOffset)
+        stream.responseBody.withUnsafeBufferPointer { body in
+            buffer.update(from: body.baseAddress! + stream.responseOffset, count: count)
+        }
+        stream.responseOffset += count
+        if stream.responseOffset == stream.responseBody.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return count
+    }
+
+    private func respond(streamID: Int32, response: APNSResponse, apnsID: String) {
+        guard let session, let stream = streams[streamID] else { return }
+        stream.responseBody = response.body
+        let status = ResponseHeaders.statusValues[response.status] ?? StaticBytes(String(response.status))
+        var id = apnsID
+        id.withUTF8 { idBytes in
+            var headers = [
+                ResponseHeaders.status.header(value: status),
+                ResponseHeaders.apnsID.header(value: idBytes),
+            ]
+            if stream.responseBody.isEmpty {
+                _ = nghttp2_submit_response(session, streamID, &headers, headers.count, nil)
+            } else {
+                headers.append(ResponseHeaders.contentType.header(value: ResponseHeaders.json))
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: connectionReadBody)
+                _ = nghttp2_submit_response(session, streamID, &headers, headers.count, &provider)
+            }
+        }
+    }
+
+    // MARK: latency
+
+    private func armTimer(for due: UInt64) {
+        if timer == nil { timer = event_new(loop.base, -1, 0, connectionTimer, context) }
+        guard let timer else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let wait = due > now ? due - now : 0
+        var interval = timeval(tv_sec: Int(wait / 1_000_000_000), tv_usec: Int(wait % 1_000_000_000 / 1000))
+        event_add(timer, &interval)
+    }
+
+    /// Sends every response whose delay has passed and re-arms for the next one; delays
+    /// are all equal, so the queue is in due order.
+    func timerFired() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        while delayedHead < delayed.count, delayed[delayedHead].due <= now {
+            let item = delayed[delayedHead]
+            delayedHead += 1
+            respond(streamID: item.streamID, response: item.response, apnsID: item.apnsID)
+        }
+        if delayedHead == delayed.count {
+            delayed.removeAll(keepingCapacity: true)
+            delayedHead = 0
+        } else {
+            if delayedHead > 1024 {
+                delayed.removeFirst(delayedHead)
+                delayedHead = 0
+            }
+            armTimer(for: delayed[delayedHead].due)
+        }
+        flush()
+    }
+}
+
+// MARK: C callbacks (nonisolated, capture nothing; the context is the connection)
+
+private func connection(_ context: UnsafeMutableRawPointer?) -> SimulatorConnection {
+    Unmanaged<SimulatorConnection>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private func connectionRead(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+    let owner = connection(context)
+    withExtendedLifetime(owner) { owner.readable() }
+}
+
+private func connectionWrite(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+    let owner = connection(context)
+    withExtendedLifetime(owner) { owner.flush() }
+}
+
+private func connectionEvent(_: OpaquePointer?, _ events: Int16, _ context: UnsafeMutableRawPointer?) {
+    let owner = connection(context)
+    withExtendedLifetime(owner) {
+        if events & Int16(BEV_EVENT_CONNECTED) != 0 {
+            owner.handshakeCompleted()
+        } else if events & Int16(BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) != 0 {
+            owner.close()
+        }
+    }
+}
+
+private func connectionTimer(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    let owner = connection(context)
+    withExtendedLifetime(owner) { owner.timerFired() }
+}
+
+private func connectionReadBody(
+    _: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+    _ flags: UnsafeMutablePointer<UInt32>?, _: UnsafeMutablePointer<nghttp2_data_source>?,
+    _ context: UnsafeMutableRawPointer?
+) -> Int {
+    connection(context).readResponseBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
+}
+
+private func isRequestHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Bool {
+    frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) && frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+}
+
+func simulatorOnBeginHeaders(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, isRequestHeaders(frame) else { return 0 }
+    connection(context).beginRequest(streamID: frame.pointee.hd.stream_id)
+    return 0
+}
+
+func simulatorOnHeader(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
+    _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _: UInt8, _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, isRequestHeaders(frame) else { return 0 }
+    connection(context).header(
+        streamID: frame.pointee.hd.stream_id,
+        name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength)
+    )
+    return 0
+}
+
+func simulatorOnDataChunk(
+    _: OpaquePointer?, _: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
+    _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+    connection(context).body(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+    return 0
+}
+
+func simulatorOnFrame(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame else { return 0 }
+    let type = frame.pointee.hd.type
+    let ended = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+    if ended, type == UInt8(NGHTTP2_DATA.rawValue) || type == UInt8(NGHTTP2_HEADERS.rawValue) {
+        connection(context).requestComplete(streamID: frame.pointee.hd.stream_id)
+    }
+    return 0
+}
+
+func simulatorOnStreamClose(
+    _: OpaquePointer?, _ streamID: Int32, _: UInt32, _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+    connection(context).streamClosed(streamID: streamID)
+    return 0
+}

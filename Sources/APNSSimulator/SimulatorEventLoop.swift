@@ -1,0 +1,176 @@
+import CSystem
+import Foundation
+import RelayCore
+
+/// What every event loop of one simulator shares; immutable or thread-safe.
+final class SimulatorShared: Sendable {
+    let configuration: APNSSimulatorConfiguration
+    let tls: TLSServerContext
+    let verifier: ProviderTokenVerifier
+    let recorder: SimulatorRecorder
+    let logger: Logger
+
+    init(
+        configuration: APNSSimulatorConfiguration, tls: TLSServerContext, verifier: ProviderTokenVerifier,
+        recorder: SimulatorRecorder, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.tls = tls
+        self.verifier = verifier
+        self.recorder = recorder
+        self.logger = logger
+    }
+}
+
+/// One thread's `event_base` with its own SO_REUSEPORT listener and the connections it
+/// accepted.
+///
+/// Thread rule: built and bound on the starting thread, then handed to its own thread,
+/// which alone touches it from `run()` on; `stop()` may be called from any thread (libevent
+/// locking is on), and the loop frees everything itself when it ends.
+final class SimulatorEventLoop: @unchecked Sendable {
+    let index: Int
+    let shared: SimulatorShared
+    let base: OpaquePointer
+    let sessionCallbacks: OpaquePointer
+    var handler: APNSRequestHandler
+    /// Makes the `apns-id` of requests that came without one.
+    var idRandom: SplitMix64
+    private let stopEvent: OpaquePointer
+    private var listener: OpaquePointer?
+    private var connections: [ObjectIdentifier: SimulatorConnection] = [:]
+
+    init(index: Int, shared: SimulatorShared) throws {
+        libeventThreading
+        guard let base = event_base_new() else { throw APNSSimulatorError("event_base_new failed") }
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            event_base_free(base)
+            throw APNSSimulatorError("nghttp2_session_callbacks_new failed")
+        }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, simulatorOnBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, simulatorOnHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, simulatorOnDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, simulatorOnFrame)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, simulatorOnStreamClose)
+        guard let stopEvent = makeStopEvent(base) else {
+            nghttp2_session_callbacks_del(callbacks)
+            event_base_free(base)
+            throw APNSSimulatorError("event_new failed")
+        }
+        self.stopEvent = stopEvent
+        self.index = index
+        self.shared = shared
+        self.base = base
+        self.sessionCallbacks = callbacks
+        let configuration = shared.configuration
+        self.handler = APNSRequestHandler(
+            verifier: shared.verifier,
+            behaviour: ScriptedBehaviour(
+                unregisteredPrefix: configuration.unregisteredPrefix, badTokenPrefix: configuration.badTokenPrefix,
+                rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503,
+                seed: configuration.seed &+ UInt64(index)
+            )
+        )
+        var system = SystemRandomNumberGenerator()
+        self.idRandom = SplitMix64(seed: system.next())
+    }
+
+    /// Binds this loop's listener; returns the port bound (the chosen one for port 0).
+    func bind(host: String, port: Int) throws -> Int {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var resolved: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &resolved) == 0, let resolved else {
+            throw APNSSimulatorError("cannot resolve \(host)")
+        }
+        defer { freeaddrinfo(resolved) }
+        let flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT
+        guard let listener = evconnlistener_new_bind(
+            base, simulatorAccept, Unmanaged.passUnretained(self).toOpaque(), UInt32(flags), 1024,
+            resolved.pointee.ai_addr, Int32(resolved.pointee.ai_addrlen)
+        ) else {
+            throw APNSSimulatorError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
+        }
+        self.listener = listener
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(evconnlistener_get_fd(listener), $0, &length) }
+        }
+        let boundPort = address.ss_family == sa_family_t(AF_INET6)
+            ? withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in6.self).sin6_port }
+            : withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in.self).sin_port }
+        return Int(UInt16(bigEndian: boundPort))
+    }
+
+    /// Runs until `stop()` (even one called before), then closes every connection and
+    /// frees the loop.
+    func run() {
+        event_base_dispatch(base)
+        for connection in Array(connections.values) { connection.close() }
+        if let listener { evconnlistener_free(listener) }
+        listener = nil
+        event_free(stopEvent)
+        nghttp2_session_callbacks_del(sessionCallbacks)
+        event_base_free(base)
+    }
+
+    /// Ends `run()`; callable from any thread.
+    func stop() {
+        event_active(stopEvent, 0, 0)
+    }
+
+    /// A TCP connection arrived: wrap it in TLS (server side) and wait for the handshake.
+    func accept(socket: Int32) {
+        guard shared.recorder.connectionOpened(limit: shared.configuration.maxConnections) else {
+            Foundation.close(socket)
+            shared.logger.debug("connection refused: too many open", ["loop": String(index)])
+            return
+        }
+        _ = CSystem_apns_sim_set_nodelay(socket)
+        guard let ssl = SSL_new(shared.tls.context) else {
+            Foundation.close(socket)
+            shared.recorder.connectionClosed()
+            return
+        }
+        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
+        guard let bufferEvent = bufferevent_openssl_socket_new(base, socket, ssl, BUFFEREVENT_SSL_ACCEPTING, options) else {
+            SSL_free(ssl)
+            Foundation.close(socket)
+            shared.recorder.connectionClosed()
+            return
+        }
+        bufferevent_openssl_set_allow_dirty_shutdown(bufferEvent, 1)
+        let connection = SimulatorConnection(loop: self, bufferEvent: bufferEvent)
+        connections[ObjectIdentifier(connection)] = connection
+        shared.logger.debug("connection accepted", ["loop": String(index), "open": String(connections.count)])
+        connection.start()
+    }
+
+    func connectionClosed(_ connection: SimulatorConnection) {
+        connections.removeValue(forKey: ObjectIdentifier(connection))
+        shared.recorder.connectionClosed()
+        shared.logger.debug("connection closed", ["loop": String(index), "open": String(connections.count)])
+    }
+}
+
+private func simulatorAccept(
+    _: OpaquePointer?, _ socket: Int32, _: UnsafeMutablePointer<sockaddr>?, _: Int32, _ context: UnsafeMutableRawPointer?
+) {
+    Unmanaged<SimulatorEventLoop>.fromOpaque(context!).takeUnretainedValue().accept(socket: socket)
+}
+
+/// libevent's pthread locking, so `stop()` may activate an event from another thread; must
+/// precede the first `event_base_new`.
+let libeventThreading: Void = {
+    _ = evthread_use_pthreads()
+}()
+
+/// An event that, made active from any thread, breaks its loop: unlike a bare
+/// `event_base_loopbreak`, it is not lost when it comes before the loop starts.
+func makeStopEvent(_ base: OpaquePointer) -> OpaquePointer? {
+    event_new(base, -1, 0, { _, _, base in event_base_loopbreak(OpaquePointer(base)) }, UnsafeMutableRawPointer(base))
+}

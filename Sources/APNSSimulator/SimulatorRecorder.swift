@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+
+/// Counters the simulator keeps, as `GET /stats` reports them.
+public struct APNSSimulatorStats: Sendable, Equatable {
+    /// Notifications answered 200.
+    public var accepted = 0
+    /// Requests answered with an error, by reason (scripted failures included).
+    public var rejected: [String: Int] = [:]
+    /// TCP connections accepted since start (or reset).
+    public var connections = 0
+    /// Connections open now; not cleared by a reset.
+    public var openConnections = 0
+    /// Connections closed on arrival because `maxConnections` were open.
+    public var refusedConnections = 0
+    /// HTTP/2 streams (requests) begun.
+    public var streams = 0
+    /// GOAWAY frames sent by `goawayAfter`.
+    public var goaways = 0
+
+    public init() {}
+
+    public var rejectedTotal: Int { rejected.values.reduce(0, +) }
+
+    /// `{"accepted":…,"rejected":{…},"rejected_total":…,"connections":…,"open_connections":…,
+    /// "refused_connections":…,"streams":…,"goaways":…}`
+    public var json: [UInt8] {
+        let object: [String: Any] = [
+            "accepted": accepted, "rejected": rejected, "rejected_total": rejectedTotal,
+            "connections": connections, "open_connections": openConnections,
+            "refused_connections": refusedConnections,
+            "streams": streams, "goaways": goaways,
+        ]
+        // Strings and integers always encode.
+        return [UInt8](try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+}
+
+/// What every event loop reports to: counters and the delivery log, behind one mutex
+/// (held for a few dictionary operations per request).
+public final class SimulatorRecorder: Sendable {
+    private struct State {
+        var stats = APNSSimulatorStats()
+        var log: DeliveryLog
+    }
+
+    private let state: Mutex<State>
+
+    public init(maxRecordedTokens: Int) {
+        state = Mutex(State(log: DeliveryLog(capacity: maxRecordedTokens)))
+    }
+
+    public var stats: APNSSimulatorStats { state.withLock { $0.stats } }
+
+    public func deliveries(token: String? = nil) -> [APNSDelivery] {
+        state.withLock { state in
+            guard let token else { return state.log.all }
+            return state.log.delivery(forToken: token.lowercased()).map { [$0] }
+                ?? state.log.delivery(forToken: token).map { [$0] } ?? []
+        }
+    }
+
+    /// Clears counters and deliveries; open connections stay counted.
+    public func reset() {
+        state.withLock { state in
+            let open = state.stats.openConnections
+            state.stats = APNSSimulatorStats()
+            state.stats.openConnections = open
+            state.log = DeliveryLog(capacity: state.log.capacity)
+        }
+    }
+
+    /// Counts a new connection if fewer than `limit` are open; `false` (counted as refused)
+    /// otherwise.
+    func connectionOpened(limit: Int) -> Bool {
+        state.withLock { state in
+            guard state.stats.openConnections < limit else {
+                state.stats.refusedConnections += 1
+                return false
+            }
+            state.stats.connections += 1
+            state.stats.openConnections += 1
+            return true
+        }
+    }
+
+    func connectionClosed() {
+        state.withLock { $0.stats.openConnections -= 1 }
+    }
+
+    func streamBegan() {
+        state.withLock { $0.stats.streams += 1 }
+    }
+
+    func goawaySent() {
+        state.withLock { $0.stats.goaways += 1 }
+    }
+
+    func accepted(_ delivery: APNSDelivery) {
+        state.withLock { state in
+            state.stats.accepted += 1
+            state.log.record(delivery)
+        }
+    }
+
+    func rejected(_ reason: APNSReason) {
+        state.withLock { $0.stats.rejected[reason.rawValue, default: 0] += 1 }
+    }
+
+    /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"received_at":…,"payload":{…}}]}`
+    public func deliveriesJSON(token: String?) -> [UInt8] {
+        let items: [[String: Any]] = deliveries(token: token).map { delivery in
+            var item: [String: Any] = [
+                "token": delivery.token, "apns_id": delivery.apnsID, "received_at": delivery.receivedAt,
+                "payload": (try? JSONSerialization.jsonObject(with: Data(delivery.payload)))
+                    ?? String(decoding: delivery.payload, as: UTF8.self),
+            ]
+            if let topic = delivery.topic { item["topic"] = topic }
+            if let pushType = delivery.pushType { item["push_type"] = pushType }
+            return item
+        }
+        let object: [String: Any] = ["count": items.count, "deliveries": items]
+        return [UInt8]((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8))
+    }
+}

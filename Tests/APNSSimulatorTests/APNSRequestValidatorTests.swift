@@ -1,0 +1,177 @@
+import Testing
+@testable import APNSSimulator
+
+/// One test per APNs request rule, without sockets.
+@Suite struct APNSRequestValidatorTests {
+    static let token = String(repeating: "ab", count: 32)
+
+    /// A request that passes every rule; each test breaks one.
+    static func valid(
+        topic: String? = "com.example", pushType: String? = "alert", priority: String? = "10",
+        body: String = #"{"aps":{"alert":"hi"}}"#
+    ) -> APNSRequest {
+        APNSRequest(path: "/3/device/\(token)", topic: topic, pushType: pushType, priority: priority, body: Array(body.utf8))
+    }
+
+    @Test func validRequestPasses() {
+        #expect(APNSRequestValidator.deviceToken(method: "POST", path: "/3/device/\(Self.token)") == .success(Self.token))
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid()) == nil)
+    }
+
+    @Test func methodOtherThanPostIs405() {
+        #expect(APNSRequestValidator.deviceToken(method: "GET", path: "/3/device/\(Self.token)") == .failure(.methodNotAllowed))
+        #expect(APNSReason.methodNotAllowed.status == 405)
+    }
+
+    @Test func otherPathsAre404BadPath() {
+        for path in ["/", "/3/devices/\(Self.token)", "/2/device/\(Self.token)", "/3/device/\(Self.token)/x"] {
+            #expect(APNSRequestValidator.deviceToken(method: "POST", path: path) == .failure(.badPath), "\(path)")
+        }
+        #expect(APNSReason.badPath.status == 404)
+    }
+
+    @Test func emptyTokenIsMissingDeviceToken() {
+        #expect(APNSRequestValidator.deviceToken(method: "POST", path: "/3/device/") == .failure(.missingDeviceToken))
+    }
+
+    @Test func tokenMustBeEvenLengthHexOf64To200() {
+        let bad = [
+            String(repeating: "a", count: 62), String(repeating: "a", count: 65), String(repeating: "a", count: 202),
+            String(repeating: "g", count: 64), String(repeating: "a", count: 63) + " ",
+        ]
+        for token in bad {
+            #expect(APNSRequestValidator.deviceToken(method: "POST", path: "/3/device/\(token)") == .failure(.badDeviceToken), "\(token)")
+        }
+        for token in [String(repeating: "A0", count: 32), String(repeating: "f", count: 200)] {
+            #expect(APNSRequestValidator.deviceToken(method: "POST", path: "/3/device/\(token)") == .success(token))
+        }
+    }
+
+    @Test func repeatedApnsHeaderIsDuplicateHeaders() {
+        var request = Self.valid()
+        request.setHeader("apns-topic", "com.other")
+        #expect(request.hasDuplicateHeader)
+        #expect(APNSRequestValidator.headersAndPayload(request) == .duplicateHeaders)
+    }
+
+    @Test func headersAreReadFromBytes() {
+        var request = APNSRequest(method: "", path: "")
+        for (name, value) in [
+            (":method", "POST"), (":path", "/3/device/x"), ("apns-topic", "t"), ("apns-push-type", "voip"),
+            ("apns-priority", "5"), ("apns-expiration", "0"), ("apns-id", "i"), ("apns-collapse-id", "c"),
+            ("authorization", "bearer x"), ("user-agent", "ignored"),
+        ] {
+            request.setHeader(name, value)
+        }
+        #expect(request == APNSRequest(
+            method: "POST", path: "/3/device/x", authorization: "bearer x", topic: "t", pushType: "voip",
+            priority: "5", expiration: "0", apnsID: "i", collapseID: "c"
+        ))
+    }
+
+    @Test func missingTopicIsMissingTopic() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(topic: nil)) == .missingTopic)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(topic: "")) == .missingTopic)
+    }
+
+    @Test func unknownPushTypeIsInvalidPushType() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "sms")) == .invalidPushType)
+        for pushType in APNSRequestValidator.pushTypes where pushType != "background" {
+            #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: pushType)) == nil, "\(pushType)")
+        }
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: nil)) == nil)
+    }
+
+    @Test func priorityMustBe10Or5Or1() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(priority: "7")) == .badPriority)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(priority: "high")) == .badPriority)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(priority: "1")) == nil)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(priority: nil)) == nil)
+    }
+
+    @Test func backgroundNeedsPriority5() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "background", priority: "5")) == nil)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "background", priority: "10")) == .badPriority)
+        // An absent priority means 10.
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "background", priority: nil)) == .badPriority)
+    }
+
+    @Test func expirationMustBeNumeric() {
+        var request = Self.valid()
+        request.expiration = "tomorrow"
+        #expect(APNSRequestValidator.headersAndPayload(request) == .badExpirationDate)
+        request.expiration = "-1"
+        #expect(APNSRequestValidator.headersAndPayload(request) == .badExpirationDate)
+        request.expiration = "0"
+        #expect(APNSRequestValidator.headersAndPayload(request) == nil)
+        request.expiration = "1796030269"
+        #expect(APNSRequestValidator.headersAndPayload(request) == nil)
+    }
+
+    @Test func apnsIDMustBeUUID() {
+        var request = Self.valid()
+        request.apnsID = "not-a-uuid"
+        #expect(APNSRequestValidator.headersAndPayload(request) == .badMessageId)
+        request.apnsID = "123e4567-e89b-12d3-a456-42661417400G"
+        #expect(APNSRequestValidator.headersAndPayload(request) == .badMessageId)
+        request.apnsID = "123E4567-e89b-12d3-a456-426614174000"
+        #expect(APNSRequestValidator.headersAndPayload(request) == nil)
+    }
+
+    @Test func collapseIDAtMost64Bytes() {
+        var request = Self.valid()
+        request.collapseID = String(repeating: "c", count: 64)
+        #expect(APNSRequestValidator.headersAndPayload(request) == nil)
+        request.collapseID = String(repeating: "c", count: 65)
+        #expect(APNSRequestValidator.headersAndPayload(request) == .badCollapseId)
+        // Bytes, not characters: 22 three-byte characters are 66 bytes.
+        request.collapseID = String(repeating: "€", count: 22)
+        #expect(APNSRequestValidator.headersAndPayload(request) == .badCollapseId)
+    }
+
+    @Test func emptyBodyIsPayloadEmpty() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(body: "")) == .payloadEmpty)
+    }
+
+    /// `{"aps":{},"p":"xxx…"}` of exactly `size` bytes.
+    static func payload(size: Int) -> String {
+        let frame = #"{"aps":{},"p":""}"#
+        return #"{"aps":{},"p":""# + String(repeating: "x", count: size - frame.utf8.count) + #""}"#
+    }
+
+    @Test func payloadOver4096BytesIsTooLarge() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(body: Self.payload(size: 4096))) == nil)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(body: Self.payload(size: 4097))) == .payloadTooLarge)
+        #expect(APNSReason.payloadTooLarge.status == 413)
+    }
+
+    @Test func voipPayloadMayReach5120Bytes() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "voip", body: Self.payload(size: 5120))) == nil)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "voip", body: Self.payload(size: 5121))) == .payloadTooLarge)
+    }
+
+    @Test func bodyIsRetainedOnlyUpToTheLimitButCountedInFull() {
+        var request = Self.valid(body: "")
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4000)
+        for _ in 0..<3 { chunk.withUnsafeBytes { request.appendBody($0) } }
+        #expect(request.bodyLength == 12_000)
+        #expect(request.body.count == APNSRequest.bodyRetentionLimit)
+        #expect(APNSRequestValidator.headersAndPayload(request) == .payloadTooLarge)
+    }
+
+    @Test func bodyMustBeJSONObjectWithAPS() {
+        for body in [#"{"alert":"hi"}"#, #"{"aps":"hi"}"#, #"["aps"]"#, #"{"aps":{}"#, "hello", #"{"aps":{}} x"#] {
+            #expect(APNSRequestValidator.headersAndPayload(Self.valid(body: body)) == .badPayload, "\(body)")
+        }
+    }
+
+    @Test func errorsCarryReasonBodyAnd410CarriesTimestamp() {
+        #expect(String(decoding: APNSResponse(reason: .badDeviceToken).body, as: UTF8.self) == #"{"reason":"BadDeviceToken"}"#)
+        #expect(APNSResponse(reason: .badDeviceToken).status == 400)
+        let gone = APNSResponse(reason: .unregistered, timestamp: 1_700_000_000_123)
+        #expect(String(decoding: gone.body, as: UTF8.self) == #"{"reason":"Unregistered","timestamp":1700000000123}"#)
+        #expect(gone.status == 410)
+        #expect(APNSResponse.accepted.status == 200)
+        #expect(APNSResponse.accepted.body.isEmpty)
+    }
+}
