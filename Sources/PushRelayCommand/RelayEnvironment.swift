@@ -35,7 +35,6 @@ struct RelayEnvironment {
                 throw StartError("could not start the embedded PostgreSQL cluster: \(error)")
             }
             embedded = cluster
-            logger.info("embedded PostgreSQL started", ["directory": configuration.dataDirectory + "/postgres"])
         }
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: connectionString,
                                                                          size: configuration.databasePoolSize),

@@ -31,8 +31,7 @@ enum ServeCommand {
             serverConfiguration.threads = configuration.threads
             serverConfiguration.maxBodySize = configuration.maxBodySize
             server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
-            let port = try server.start()
-            logger.notice("pushrelay serving", ["listen": "\(configuration.listenHost):\(port)", "threads": "\(configuration.threads)"])
+            _ = try server.start()
         } catch {
             logger.error("start-up failed", ["error": "\(error)"])
             await environment.stop()

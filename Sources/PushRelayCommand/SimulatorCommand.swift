@@ -19,10 +19,7 @@ enum SimulatorCommand {
         let simulator: APNSSimulator
         do {
             simulator = try APNSSimulator(configuration: configuration, logger: logger)
-            let (port, controlPort) = try simulator.start()
-            var metadata = ["port": "\(port)"]
-            if let controlPort { metadata["control_port"] = "\(controlPort)" }
-            logger.notice("APNs simulator serving", metadata)
+            try simulator.start()
         } catch {
             return PushRelay.fail("apns-sim: \(error)")
         }
