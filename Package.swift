@@ -34,6 +34,10 @@ let package = Package(
         .target(name: "APNSClient", dependencies: [cSystem, "RelayCore"]),
         // An APNs look-alike to develop, test and benchmark against.
         .target(name: "APNSSimulator", dependencies: [cSystem, "RelayCore"]),
+        // What a push means: JPush push bodies validated, APNs payloads built (pure, no I/O).
+        .target(name: "PushCore", dependencies: ["RelayCore"]),
+        // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
+        .target(name: "Scheduling", dependencies: ["RelayCore"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
         .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
@@ -50,6 +54,8 @@ let package = Package(
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "RelayCore"]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "RelayCore"]),
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
         .testTarget(name: "RelayAPITests", dependencies: [
             "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
         ]),

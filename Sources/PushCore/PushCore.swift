@@ -1,0 +1,1 @@
+// PushCore: JPush push bodies validated and APNs payloads built; see issue 5.

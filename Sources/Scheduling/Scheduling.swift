@@ -1,0 +1,1 @@
+// Scheduling: schedule trigger evaluation; see issue 7.
