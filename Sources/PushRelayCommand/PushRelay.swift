@@ -18,6 +18,8 @@ enum PushRelay {
         """
 
     static func main() async {
+        // A peer or a log reader that went away is an error to handle, not a reason to die.
+        signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
         let command = arguments.isEmpty ? "help" : arguments.removeFirst()
         let code: Int32
@@ -32,7 +34,7 @@ enum PushRelay {
             print(usage)
             code = 0
         default:
-            FileHandle.standardError.write(Data("pushrelay: unknown command \"\(command)\"\n\n\(usage)\n".utf8))
+            StandardStream.error.write("pushrelay: unknown command \"\(command)\"\n\n\(usage)\n")
             code = 2
         }
         exit(code)
@@ -40,7 +42,7 @@ enum PushRelay {
 
     /// Prints a start-up failure plainly (it may come before logging is set up) and returns the exit code.
     static func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("pushrelay: \(message)\n".utf8))
+        StandardStream.error.write("pushrelay: \(message)\n")
         return 1
     }
 }

@@ -91,7 +91,7 @@ struct RelayEnvironment {
             throw StartError("could not write the admin token to \(path)")
         }
         // Unbuffered, so an operator sees it at once even when stdout is a file.
-        FileHandle.standardOutput.write(Data("pushrelay: generated an admin token (kept in \(path)): \(token)\n".utf8))
+        StandardStream.output.write("pushrelay: generated an admin token (kept in \(path)): \(token)\n")
         return token
     }
 

@@ -64,9 +64,7 @@ public struct Logger: Sendable {
     private static let writeLock = Mutex(())
 
     private static let standardError: Sink = { line in
-        writeLock.withLock { _ in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
+        writeLock.withLock { _ in StandardStream.error.write(line + "\n") }
     }
 
     private static func timestamp() -> String {

@@ -101,4 +101,45 @@ import Testing
         #expect(after == nil)
         try? FileManager.default.removeItem(at: dataDirectory)
     }
+
+    @Test func aClosedStandardErrorDoesNotStopTheRelay() async throws {
+        let port = try Self.freePort()
+        let dataDirectory = try temporaryDirectory()
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = ["serve"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()
+        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
+        environment["PUSHRELAY_ADMIN_TOKEN"] = RelayHarness.adminToken
+        environment["PUSHRELAY_DATA_DIR"] = dataDirectory.path
+        process.environment = environment
+        let log = Pipe()
+        process.standardError = log
+        process.standardOutput = Pipe()
+        try process.run()
+        // Nobody reads the log any more: every line the relay writes now fails with EPIPE.
+        try log.fileHandleForReading.close()
+
+        let session = URLSession(configuration: .ephemeral)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var status = 0
+        while status != 200 && ContinuousClock.now < deadline && process.isRunning {
+            if let (_, response) = try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
+                status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        #expect(status == 200)
+        for _ in 0..<5 {
+            let (_, response) = try await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        }
+        #expect(process.isRunning)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
 }
