@@ -118,9 +118,6 @@ extension PeriodicalRule {
         }
         // JPush's SDKs may leave frequency out; every period is what that means.
         let frequency = try scheduleField { () throws(JPushError) in try periodical.optionalInt("frequency") } ?? 1
-        guard let frequencyValue = Int(exactly: frequency), PeriodicalRule.frequencyRange.contains(frequencyValue) else {
-            throw .invalidSchedule("trigger.periodical.frequency must be an integer from 1 to 100, got \(frequency)")
-        }
         let unit = try scheduleField { () throws(JPushError) in try periodical.string("time_unit") }
         let cadence: Cadence
         switch unit.lowercased() {
@@ -134,7 +131,7 @@ extension PeriodicalRule {
         default:
             throw .invalidSchedule("trigger.periodical.time_unit must be day, week or month, got \"\(unit)\"")
         }
-        try self.init(start: start, end: end, time: time, frequency: frequencyValue, cadence: cadence)
+        try self.init(start: start, end: end, time: time, frequency: Int(frequency), cadence: cadence)
     }
 }
 
