@@ -1,1 +1,0 @@
-// Scheduling: schedule trigger evaluation; see issue 7.
