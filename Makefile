@@ -3,7 +3,7 @@
 
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
-PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl nghttp2-client nghttp2-server
+PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata nghttp2-client nghttp2-server
 
 .PHONY: all deps build release run test clean
 
