@@ -78,9 +78,11 @@ final class EventLoop: @unchecked Sendable {
         // Read an oversized body to its end before answering 413, so the client reads the
         // reply instead of a reset.
         evhttp_set_flags(http, Int32(EVHTTP_SERVER_LINGERING_CLOSE))
+        // Every method libevent knows reaches the router, so an unsupported one gets the
+        // router's JSON 405 rather than libevent's HTML 501.
         let methods: [evhttp_cmd_type] = [
             EVHTTP_REQ_GET, EVHTTP_REQ_POST, EVHTTP_REQ_HEAD, EVHTTP_REQ_PUT,
-            EVHTTP_REQ_DELETE, EVHTTP_REQ_OPTIONS, EVHTTP_REQ_PATCH,
+            EVHTTP_REQ_DELETE, EVHTTP_REQ_OPTIONS, EVHTTP_REQ_PATCH, EVHTTP_REQ_TRACE,
         ]
         evhttp_set_allowed_methods(http, UInt16(methods.reduce(0) { $0 | $1.rawValue }))
         evhttp_set_bevcb(http, httpBuffereventCallback, me)

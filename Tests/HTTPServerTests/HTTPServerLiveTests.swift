@@ -159,6 +159,12 @@ struct HTTPServerLiveTests {
         #expect(garbage.errorCode == 1003)
         #expect(garbage.headers["Content-Type"] == "application/json")
 
+        for method in ["TRACE", "CONNECT", "PROPFIND"] {
+            let odd = try await exchange(port: port, "\(method) /fast HTTP/1.1\r\nHost: test\r\n\r\n")
+            #expect(odd.status == 405 || odd.status == 501 || odd.status == 400, "\(method)")
+            #expect(odd.errorCode != nil, "\(method) is answered in JPush JSON, got \(odd.status) \(odd.body)")
+        }
+
         let stillServing = try await get(port: port, "/fast")
         #expect(stillServing.status == 200)
         await server.shutdown()
