@@ -25,12 +25,13 @@ public struct RelayConfiguration: Sendable, Equatable {
         public var description: String
     }
 
-    /// The variables `parse` reads, each with its meaning, for `pushrelay help` and the README.
+    /// The variables the relay reads, each with its meaning, for `pushrelay help` and the README.
     public static let variables: [(name: String, meaning: String)] = [
         ("PUSHRELAY_LISTEN", "host:port the API listens on (default 127.0.0.1:8080)"),
         ("PUSHRELAY_THREADS", "HTTP event-loop threads (default: one per core)"),
         ("PUSHRELAY_DATABASE_URL", "libpq connection string; unset starts a private cluster in the data directory"),
         ("PUSHRELAY_DATA_DIR", "data directory (default ./.pushrelay)"),
+        ("PUSHRELAY_POSTGRES_BIN", "where initdb and pg_ctl are, for the embedded cluster (default: the newest /usr/lib/postgresql/*/bin, then PATH)"),
         ("PUSHRELAY_DB_POOL_SIZE", "PostgreSQL connections (default max(4, 2 × cores))"),
         ("PUSHRELAY_LOG_LEVEL", "trace, debug, info, notice, warning, error (default info)"),
         ("PUSHRELAY_ADMIN_TOKEN", "admin API bearer token; unset: generated once into <data dir>/admin-token"),
