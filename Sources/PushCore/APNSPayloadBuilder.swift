@@ -30,7 +30,9 @@ public enum APNSPayloadBuilder {
     ///   - request: a validated push.
     ///   - msgID: the message's id, written into the payload.
     ///   - topic: the app's bundle id (`apns-topic`).
-    ///   - acceptedAt: Unix seconds when the push was accepted; `time_to_live` counts from it.
+    ///   - acceptedAt: Unix seconds when the push was accepted (or its schedule fired);
+    ///     `time_to_live` counts from it. Store it with the message: re-sends after a crash
+    ///     must use the same value, so they expire when the first attempt would have.
     /// - Throws: 1005 when the payload could exceed `PushLimits.payloadBytes` for some
     ///   device; 1002 when the push has nothing to deliver to iOS.
     public static func prepare(_ request: PushRequest, msgID: MessageID, topic: String, acceptedAt: Int) throws(JPushError) -> PreparedNotification {

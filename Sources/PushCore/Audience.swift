@@ -27,8 +27,8 @@ public enum Audience: Sendable, Hashable {
             throw JPushError.missingParameter("audience is required")
         case .string("all")?:
             return .all
-        case .object?:
-            let reader = try JSONObjectReader(value!, path: "audience.")
+        case .object(let fields)?:
+            let reader = try JSONObjectReader(.object(fields), path: "audience.")
             try reader.rejectUnknownKeys(allowed: ["tag", "tag_and", "tag_not", "alias", "registration_id"])
             let filter = AudienceFilter(
                 tags: try labels(reader, "tag", limit: PushLimits.tagsPerList),

@@ -91,13 +91,14 @@ public enum IOSAlert: Sendable, Equatable {
         case .object:
             let alert = try JSONObjectReader(value, path: reader.name("alert") + ".")
             try alert.rejectUnknownKeys(allowed: stringKeys.union(stringListKeys).union(integerKeys))
-            guard !alert.fields.isEmpty else {
-                throw JPushError.illegalValue("\(reader.name("alert")) is an empty object; give a string or title/body/loc-key")
-            }
             for key in stringKeys { _ = try alert.optionalString(key) }
             for key in stringListKeys { _ = try alert.optionalStringArray(key) }
             for key in integerKeys { _ = try alert.optionalInt(key, in: 0...Int(Int32.max)) }
-            return .dictionary(alert.fields.filter { $0.value != .null })
+            let fields = alert.fields.filter { $0.value != .null }
+            guard !fields.isEmpty else {
+                throw JPushError.illegalValue("\(reader.name("alert")) is an empty object; give a string or title/body/loc-key")
+            }
+            return .dictionary(fields)
         default:
             throw JPushError.illegalValue("\(reader.name("alert")) must be a string or an object, got \(value.typeName)")
         }

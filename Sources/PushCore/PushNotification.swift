@@ -61,8 +61,9 @@ public struct PushOptions: Sendable, Equatable {
     public var sendno: Int
     /// Seconds APNs keeps trying; 0 means "now or never".
     public var timeToLive: Int
-    /// Which environment's devices are targeted. Absent means production: JPush's API
-    /// defaults to production (its SDKs send false explicitly for development).
+    /// Which environment's devices are targeted: true production, false sandbox. Absent
+    /// means production, as JPush's API documents it (its SDKs' examples send false, so a
+    /// development setup must say so explicitly). Also accepts 0/1.
     public var apnsProduction: Bool
     public var apnsCollapseID: String?
     /// The message this one replaces on the device (sent with that message's collapse id).

@@ -31,6 +31,7 @@ import Testing
         #expect(fields.count == 13)
         #expect(fields["loc-args"] == .array([.string("x"), .string("y")]))
         #expect(error(#"{"alert":{}}"#)?.message == "notification.ios.alert is an empty object; give a string or title/body/loc-key")
+        #expect(error(#"{"alert":{"title":null}}"#)?.message == "notification.ios.alert is an empty object; give a string or title/body/loc-key")
         #expect(error(#"{"alert":{"title":1}}"#)?.message == "notification.ios.alert.title must be a string, got a number")
         #expect(error(#"{"alert":{"loc-args":"x"}}"#)?.message == "notification.ios.alert.loc-args must be an array, got a string")
         #expect(error(#"{"alert":{"loc-args":[1]}}"#)?.message == "notification.ios.alert.loc-args[0] must be a string, got a number")
