@@ -68,7 +68,8 @@ public enum APNSPayloadBuilder {
         if let threadID = ios.threadID { aps["thread-id"] = .value(.string(threadID)) }
         if let level = ios.interruptionLevel { aps["interruption-level"] = .value(.string(level.rawValue)) }
 
-        var top = ios.extras
+        // Parsing refuses extras that use our keys; a request built in code cannot slip one in.
+        var top = ios.extras.filter { !IOSNotification.reservedKeys.contains($0.key) }
         top["_j_msgid"] = .int(msgID.rawValue)
         if let message = request.message { top["_j_message"] = messageObject(message) }
 

@@ -77,8 +77,4 @@ struct CanonicalJSON {
     mutating func append(_ raw: String) {
         bytes.append(contentsOf: raw.utf8)
     }
-
-    mutating func append(bytes raw: [UInt8]) {
-        bytes.append(contentsOf: raw)
-    }
 }

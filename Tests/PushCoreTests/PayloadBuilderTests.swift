@@ -189,3 +189,11 @@ import Testing
         #expect(prepared.notification(deviceID: 10, storedBadge: 0, isResend: false).apnsID != first.apnsID)
     }
 }
+
+@Suite struct ReservedKeyTests {
+    @Test func extrasBuiltInCodeCannotReplaceOurKeys() throws {
+        let ios = IOSNotification(alert: .text("a"), extras: ["aps": .string("x"), "_j_msgid": .int(1), "_j_message": .int(2), "k": .int(3)])
+        let request = PushRequest(platform: .all, audience: .all, notification: PushNotification(ios: ios))
+        #expect(try payloadText(request) == #"{"_j_msgid":42,"aps":{"alert":"a"},"k":3}"#)
+    }
+}
