@@ -3,8 +3,9 @@ import Testing
 @testable import PushCore
 
 /// Bodies exactly as the official Python SDK (`jpush`) writes them with `json.dumps`:
-/// `", "` and `": "` separators, `\uXXXX` escapes for non-ASCII, flags as 0/1, badge "+1"
-/// and sound "default" filled in by `jpush.ios(…)`.
+/// `", "` and `": "` separators, `\uXXXX` escapes for non-ASCII, flags as 0/1, and what
+/// `jpush.ios(…)` fills in: badge "+1" (its default in current versions) and sound "default" unless
+/// `sound_disable`.
 @Suite struct PythonSDKBodyTests {
     @Test func notificationExample() throws {
         let text = #"{"audience": "all", "platform": "all", "notification": {"alert": "Hello, JPush!", "ios": {"alert": "Hello, IOS JPush!", "sound": "a.caf", "badge": "+1", "extras": {"k1": "v1"}}, "android": {"alert": "Hello, Android msg", "priority": 1, "style": 1, "big_text": "jjjjjjjjjj", "extras": {"k1": "v1"}}}}"#
@@ -38,6 +39,20 @@ import Testing
         let text = #"{"audience": "all", "platform": "all", "message": {"msg_content": "Hi,JPush", "content_type": "text", "title": "msg", "extras": {"k1": "v1"}}}"#
         #expect(try payloadText(text)
             == #"{"_j_message":{"content_type":"text","extras":{"k1":"v1"},"msg_content":"Hi,JPush","title":"msg"},"_j_msgid":42,"aps":{"content-available":1}}"#)
+    }
+
+    @Test func notificationWithMessageExample() throws {
+        // push_example.platfrom_msg(): an alert push that carries the message too.
+        let text = #"{"audience": "all", "platform": "all", "notification": {"alert": "Hello, JPush!", "ios": {"alert": "Hello, IOS JPush!", "badge": "+1", "sound": "a.caf", "extras": {"k1": "v1"}}, "android": {"alert": "Hello, android msg"}}, "message": {"msg_content": "content", "extras": {"k2": "v2", "k3": "v3"}}}"#
+        let prepared = try APNSPayloadBuilder.prepare(push(text), msgID: sampleMsgID, topic: "t", acceptedAt: 0)
+        #expect(prepared.pushType == "alert")
+        #expect(String(decoding: prepared.notification(deviceID: 1, storedBadge: 2, isResend: false).payload, as: UTF8.self)
+            == #"{"_j_message":{"extras":{"k2":"v2","k3":"v3"},"msg_content":"content"},"_j_msgid":42,"aps":{"alert":"Hello, IOS JPush!","badge":3,"sound":"a.caf"},"k1":"v1"}"#)
+    }
+
+    @Test func smsMessageIsNotSupported() {
+        let text = #"{"audience": "all", "platform": "all", "notification": {"alert": "a sms message from python jpush api"}, "sms_message": {"content": "a sms message from python jpush api", "delay_time": 0}}"#
+        #expect(rejection(text) == JPushError(status: 400, code: 1009, message: "unknown field \"sms_message\""))
     }
 
     @Test func asciiEscapedChinese() throws {
