@@ -77,7 +77,8 @@ public enum Audience: Sendable, Hashable {
     }
 }
 
-/// The lists of an audience object; an empty list means "not given".
+/// The lists of an audience object; an empty list means "not given". A device matches when
+/// it satisfies every given list, so `tagsNot` alone means "every device without these tags".
 public struct AudienceFilter: Sendable, Hashable {
     /// Devices with any of these tags.
     public var tags: [String]
