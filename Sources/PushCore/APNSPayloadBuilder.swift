@@ -1,0 +1,201 @@
+import Foundation
+import RelayCore
+
+/// Turns a validated push into what the APNs client sends, in two steps: `prepare` once per
+/// message (all the JSON work), then `PreparedNotification.notification(…)` per device,
+/// which only splices the device's badge into the prepared bytes.
+///
+/// The payload (keys sorted, so the same push gives the same bytes):
+/// ```
+/// {"_j_message":{…},"_j_msgid":123,"aps":{…},"<extras keys>":…}
+/// ```
+/// - `aps`: `alert` (`notification.ios.alert`, else `notification.alert`; an empty text
+///   shows none), `badge`, `sound`, `content-available: 1`, `mutable-content: 1`,
+///   `category`, `thread-id`, `interruption-level`.
+/// - `notification.ios.extras` at the top level; they may not use `aps`, `_j_msgid` or
+///   `_j_message`.
+/// - `_j_msgid`: the msg_id as a JSON number, as JPush's own APNs payloads carry it.
+/// - `_j_message`: the `message` (`msg_content`, `title`, `content_type`, `extras` under
+///   their JPush names), when the push has one.
+///
+/// The kind of push:
+/// - something to show (alert, sound or badge): `alert`, priority 10. A `message` rides
+///   along in `_j_message`; `content-available` only if `notification.ios` asks for it.
+/// - nothing to show but `content-available` (asked for, or implied by a `message`):
+///   `background`, priority 5, with no alert, sound or badge.
+public enum APNSPayloadBuilder {
+    /// Prepares a message's notification for all its devices.
+    ///
+    /// - Parameters:
+    ///   - request: a validated push.
+    ///   - msgID: the message's id, written into the payload.
+    ///   - topic: the app's bundle id (`apns-topic`).
+    ///   - acceptedAt: Unix seconds when the push was accepted (or its schedule fired);
+    ///     `time_to_live` counts from it. Store it with the message: re-sends after a crash
+    ///     must use the same value, so they expire when the first attempt would have.
+    /// - Throws: 1005 when the payload could exceed `PushLimits.payloadBytes` for some
+    ///   device; 1002 when the push has nothing to deliver to iOS.
+    public static func prepare(_ request: PushRequest, msgID: MessageID, topic: String, acceptedAt: Int) throws(JPushError) -> PreparedNotification {
+        let ios = request.notification?.ios ?? IOSNotification()
+        var aps: [String: APSValue] = [:]
+        switch ios.alert ?? request.notification?.alert.map(IOSAlert.text) {
+        case .text(let text)? where !text.isEmpty: aps["alert"] = .value(.string(text))
+        case .dictionary(let fields)?: aps["alert"] = .value(.object(fields))
+        default: break
+        }
+        switch ios.badge {
+        case .set(let value)?: aps["badge"] = .value(.int(Int64(value)))
+        case .add?: aps["badge"] = .badgeSlot
+        case nil: break
+        }
+        switch ios.sound {
+        case .named(let name)?: aps["sound"] = .value(.string(name))
+        case .dictionary(let name, let critical, let volume)?:
+            var sound: [String: JSONValue] = ["name": .string(name)]
+            if critical { sound["critical"] = .int(1) }
+            if let volume { sound["volume"] = .double(volume) }
+            aps["sound"] = .value(.object(sound))
+        case nil: break
+        }
+        let shows = !aps.isEmpty
+        if ios.contentAvailable || (!shows && request.message != nil) { aps["content-available"] = .value(.int(1)) }
+        guard shows || aps["content-available"] != nil else {
+            throw JPushError.missingParameter(
+                "nothing to deliver to iOS: give notification.alert, notification.ios with alert, sound, badge or content-available, or a message")
+        }
+        if ios.mutableContent { aps["mutable-content"] = .value(.int(1)) }
+        if let category = ios.category { aps["category"] = .value(.string(category)) }
+        if let threadID = ios.threadID { aps["thread-id"] = .value(.string(threadID)) }
+        if let level = ios.interruptionLevel { aps["interruption-level"] = .value(.string(level.rawValue)) }
+
+        // Parsing refuses extras that use our keys; a request built in code cannot slip one in.
+        var top = ios.extras.filter { !IOSNotification.reservedKeys.contains($0.key) }
+        top["_j_msgid"] = .int(msgID.rawValue)
+        if let message = request.message { top["_j_message"] = messageObject(message) }
+
+        let (head, tail) = write(top: top, aps: aps)
+        let badgeDigits = aps["badge"] == .badgeSlot ? String(PushLimits.maxBadge).utf8.count : 0
+        let maxSize = head.count + tail.count + badgeDigits
+        guard maxSize <= PushLimits.payloadBytes else {
+            throw JPushError(
+                status: 400, code: 1005,
+                message: "the APNs payload would be \(maxSize) bytes; at most \(PushLimits.payloadBytes) are allowed — shorten the alert or extras")
+        }
+        let ttl = request.options.timeToLive
+        let overrideCollapseID = request.options.overrideMsgID.map(derivedCollapseID(for:))
+        return PreparedNotification(
+            msgID: msgID, pushType: shows ? "alert" : "background", priority: shows ? 10 : 5, topic: topic,
+            expiration: ttl == 0 ? 0 : acceptedAt + ttl,
+            collapseID: request.options.apnsCollapseID ?? overrideCollapseID,
+            badge: ios.badge, maxPayloadSize: maxSize, head: head, tail: tail)
+    }
+
+    /// The collapse id PushRelay derives from a msg_id: re-sends of a message carry it, so
+    /// a duplicate after a crash replaces the first copy on the device.
+    public static func derivedCollapseID(for msgID: MessageID) -> String {
+        "pushrelay-\(msgID)"
+    }
+
+    private static func messageObject(_ message: PushMessage) -> JSONValue {
+        var object: [String: JSONValue] = ["msg_content": .string(message.msgContent)]
+        if let title = message.title { object["title"] = .string(title) }
+        if let contentType = message.contentType { object["content_type"] = .string(contentType) }
+        if let extras = message.extras { object["extras"] = .object(extras) }
+        return .object(object)
+    }
+
+    /// A value of `aps`, or the place where each device's badge goes.
+    private enum APSValue: Equatable {
+        case value(JSONValue)
+        case badgeSlot
+    }
+
+    /// The payload's bytes, split where the badge digits go (all in `head` without a slot).
+    private static func write(top: [String: JSONValue], aps: [String: APSValue]) -> (head: [UInt8], tail: [UInt8]) {
+        var writer = CanonicalJSON()
+        var head: [UInt8]?
+        writer.append("{")
+        for (index, key) in CanonicalJSON.sorted(top.keys + ["aps"]).enumerated() {
+            if index > 0 { writer.append(",") }
+            writer.writeKey(key)
+            guard key == "aps" else {
+                writer.write(top[key]!)
+                continue
+            }
+            writer.append("{")
+            for (apsIndex, apsKey) in CanonicalJSON.sorted(aps.keys).enumerated() {
+                if apsIndex > 0 { writer.append(",") }
+                writer.writeKey(apsKey)
+                switch aps[apsKey]! {
+                case .value(let value): writer.write(value)
+                case .badgeSlot:
+                    head = writer.bytes
+                    writer = CanonicalJSON()
+                }
+            }
+            writer.append("}")
+        }
+        writer.append("}")
+        if let head { return (head, writer.bytes) }
+        return (writer.bytes, [])
+    }
+}
+
+/// A message's notification, ready to be made for each device.
+public struct PreparedNotification: Sendable, Equatable {
+    public let msgID: MessageID
+    /// `apns-push-type`: "alert" or "background".
+    public let pushType: String
+    /// `apns-priority`: 10 for alerts, 5 for background pushes.
+    public let priority: Int
+    /// `apns-topic`.
+    public let topic: String
+    /// `apns-expiration`, Unix seconds; 0 means "now or never". Retries stop there.
+    public let expiration: Int
+    /// `options.apns_collapse_id`, else the one derived from `options.override_msg_id`.
+    public let collapseID: String?
+    public let badge: BadgeChange?
+    /// The payload's size with the longest possible badge.
+    public let maxPayloadSize: Int
+    let head: [UInt8]
+    let tail: [UInt8]
+
+    /// The notification for one device.
+    ///
+    /// - Parameters:
+    ///   - deviceID: the device row's id, which makes the `apns-id` (the same on every
+    ///     attempt and every re-send).
+    ///   - storedBadge: the device's stored badge, for `"+N"` / `"-N"`.
+    ///   - isResend: true when the device may have received this message already (its chunk
+    ///     was re-leased after a crash): the notification then carries the collapse id
+    ///     derived from the msg_id, unless the push set one.
+    public func notification(deviceID: Int64, storedBadge: Int, isResend: Bool) -> BuiltNotification {
+        let newBadge = badge?.applied(to: storedBadge)
+        var payload = head
+        if case .add? = badge, let newBadge {
+            payload.append(contentsOf: String(newBadge).utf8)
+            payload.append(contentsOf: tail)
+        }
+        return BuiltNotification(
+            pushType: pushType, priority: priority, topic: topic, expiration: expiration,
+            collapseID: collapseID ?? (isResend ? APNSPayloadBuilder.derivedCollapseID(for: msgID) : nil),
+            apnsID: APNSNotificationID.make(msgID: msgID, deviceID: deviceID), payload: payload, newBadge: newBadge)
+    }
+}
+
+/// One device's notification: the values the APNs client sends, and the badge to store.
+public struct BuiltNotification: Sendable, Equatable {
+    /// "alert" or "background".
+    public var pushType: String
+    /// 10 or 5.
+    public var priority: Int
+    public var topic: String
+    /// Unix seconds; 0 means "now or never".
+    public var expiration: Int
+    public var collapseID: String?
+    public var apnsID: UUID
+    /// The JSON body, at most `PushLimits.payloadBytes`.
+    public var payload: [UInt8]
+    /// The device's badge after this push, to store back; nil when the push leaves it alone.
+    public var newBadge: Int?
+}

@@ -1,1 +1,0 @@
-// PushCore: JPush push bodies validated and APNs payloads built; see issue 5.

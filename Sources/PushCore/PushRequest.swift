@@ -1,0 +1,77 @@
+import RelayCore
+
+/// A validated push: the body of `POST /v3/push`, `/v3/push/validate` and `/v3/grouppush`,
+/// or one entry of a `pushlist`.
+///
+/// Validation is complete: a request that parses can be accepted, and its APNs payload fits
+/// for every device (checked with the largest badge and msg_id), so the API can answer 1005
+/// before accepting.
+public struct PushRequest: Sendable, Equatable {
+    public var platform: PlatformSelection
+    public var audience: Audience
+    public var notification: PushNotification?
+    public var message: PushMessage?
+    public var options: PushOptions
+    /// The idempotency key: the same cid for the same app gets the first answer again.
+    public var cid: String?
+
+    public init(
+        platform: PlatformSelection, audience: Audience, notification: PushNotification? = nil,
+        message: PushMessage? = nil, options: PushOptions = PushOptions(), cid: String? = nil
+    ) {
+        self.platform = platform
+        self.audience = audience
+        self.notification = notification
+        self.message = message
+        self.options = options
+        self.cid = cid
+    }
+
+    /// Parses and validates a push body.
+    ///
+    /// - Throws: `JPushError` 1002 (missing), 1003 (illegal value), 1005 (APNs payload too
+    ///   large) or 1009 (unknown key), each message naming the field's path.
+    public static func parse(_ body: [UInt8]) throws(JPushError) -> PushRequest {
+        try PushRequest(json: JSONValue.parse(body))
+    }
+
+    /// Validates a parsed push body.
+    public init(json: JSONValue) throws(JPushError) {
+        let reader = try JSONObjectReader(json, path: "")
+        try reader.rejectUnknownKeys(allowed: ["platform", "audience", "notification", "message", "options", "cid"])
+        try self.init(reader, audience: Audience.parse(reader.fields["audience"]), cid: Self.cid(reader))
+    }
+
+    /// The common part of a push body and a pushlist entry; the audience comes from the caller.
+    init(_ reader: JSONObjectReader, audience: @autoclosure () throws(JPushError) -> Audience, cid: String?) throws(JPushError) {
+        platform = try PlatformSelection.parse(reader.fields["platform"])
+        self.audience = try audience()
+        notification = try reader.optionalObject("notification").map { (notification) throws(JPushError) in
+            try PushNotification.parse(notification)
+        }
+        message = try reader.optionalObject("message").map { (message) throws(JPushError) in try PushMessage.parse(message) }
+        guard notification != nil || message != nil else {
+            throw JPushError.missingParameter("notification or message is required")
+        }
+        options = try PushOptions.parse(reader.optionalObject("options"))
+        self.cid = cid
+        if platform.includesIOS {
+            // The worst case: the longest msg_id and badge; throws 1005 when too large, 1002
+            // when there is nothing to deliver to iOS.
+            _ = try APNSPayloadBuilder.prepare(self, msgID: MessageID(rawValue: .max)!, topic: "", acceptedAt: 0)
+        }
+    }
+
+    /// `cid`: non-empty, at most `PushLimits.cidBytes`, no control characters.
+    static func cid(_ reader: JSONObjectReader) throws(JPushError) -> String? {
+        guard let cid = try reader.optionalString("cid") else { return nil }
+        try checkCID(cid, field: "cid")
+        return cid
+    }
+
+    static func checkCID(_ cid: String, field: String) throws(JPushError) {
+        guard !cid.isEmpty, cid.utf8.count <= PushLimits.cidBytes, !cid.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw JPushError.illegalValue("\(field) must be 1 to \(PushLimits.cidBytes) bytes without control characters")
+        }
+    }
+}
