@@ -9,5 +9,6 @@ struct DeviceRegistryRoutes: Sendable {
         DeviceRoutes(context: context).register(in: &router)
         TagRoutes(context: context).register(in: &router)
         AliasRoutes(context: context).register(in: &router)
+        AdminDeviceRoutes(context: context).register(in: &router)
     }
 }

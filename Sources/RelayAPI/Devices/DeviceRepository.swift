@@ -225,8 +225,8 @@ struct DeviceRepository: Sendable {
     /// - Returns: whether the device was invalidated.
     func invalidate(appID: Int64, token: String, reason: String, apnsTimestamp: Date?, sentAt: Date) async throws -> Bool {
         try await pool.query("""
-            UPDATE devices SET active = false, invalidated_at = now(), invalidation_reason = $3, apns_invalidated_at = $4
-            WHERE app_id = $1 AND token = $2 AND active AND registered_at < coalesce($4, $5)
+            UPDATE devices SET active = false, invalidated_at = now(), invalidation_reason = $3, apns_invalidated_at = $4::timestamptz
+            WHERE app_id = $1 AND token = $2 AND active AND registered_at < coalesce($4::timestamptz, $5::timestamptz)
             """, [appID, token, reason, apnsTimestamp, sentAt]).affectedRows == 1
     }
 

@@ -14,4 +14,5 @@ enum PostgresArrayLiteral {
         }
         return literal + "}"
     }
+
 }

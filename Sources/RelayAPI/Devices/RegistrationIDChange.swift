@@ -7,6 +7,11 @@ struct RegistrationIDChange: Sendable, Equatable {
     var add: [String]
     var remove: [String]
 
+    init(add: [String], remove: [String]) {
+        self.add = add
+        self.remove = remove
+    }
+
     /// - Parameters:
     ///   - allowAdd: false for aliases, where only `remove` exists.
     init(_ body: JSONObjectReader, allowAdd: Bool) throws {
