@@ -9,6 +9,7 @@ struct DeviceRegistryRoutes: Sendable {
         DeviceRoutes(context: context).register(in: &router)
         TagRoutes(context: context).register(in: &router)
         AliasRoutes(context: context).register(in: &router)
+        DeviceImportRoutes(context: context).register(in: &router)
         AdminDeviceRoutes(context: context).register(in: &router)
     }
 }
