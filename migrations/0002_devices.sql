@@ -10,7 +10,7 @@ CREATE TABLE devices (
     -- from another app's ids; shown as 32 lowercase hex digits.
     registration_id     uuid NOT NULL DEFAULT gen_random_uuid() UNIQUE,
     -- Lowercase hex, normalised by the API.
-    token               text NOT NULL CHECK (token ~ '^([0-9a-f]{2}){32,100}$'),
+    token               text NOT NULL CHECK (token ~ '^[0-9a-f]+$' AND length(token) BETWEEN 64 AND 200 AND length(token) % 2 = 0),
     environment         text NOT NULL CHECK (environment IN ('sandbox', 'production')),
     alias               text CHECK (alias <> ''),
     mobile              text CHECK (mobile <> ''),
