@@ -39,7 +39,7 @@ struct DeviceRepository: Sendable {
         """
 
     func register(appID: Int64, _ registration: DeviceRegistration) async throws -> String {
-        let rows = try await pool.query(Self.registerSQL, [
+        let rows = try await pool.preparedQuery("pushrelay_register_device", Self.registerSQL, [
             appID, registration.token.hex, registration.environment.rawValue,
             registration.alias != nil, registration.alias ?? "", registration.badge,
             registration.tags != nil, PostgresArrayLiteral.text(registration.tags ?? []),
