@@ -130,8 +130,8 @@ struct DeviceRepository: Sendable {
             let rows = try connection.query("""
                 SELECT \(RegistrationID.sql("registration_id")) AS rid, last_seen_at > now() - interval '10 minutes' AS online,
                        to_char(last_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
-                FROM devices WHERE id = ANY ($1::bigint[])
-                """, ["{" + resolved.map { String($0.id) }.joined(separator: ",") + "}"])
+                FROM devices WHERE app_id = $1 AND id = ANY ($2::bigint[])
+                """, [appID, Self.idArray(resolved.map(\.id))])
             var result: [String: (online: Bool, lastSeen: String)] = [:]
             for row in rows { result[try row.string("rid")] = (try row.bool("online"), try row.string("last_seen")) }
             return result
@@ -181,9 +181,10 @@ struct DeviceRepository: Sendable {
                     """, [appID, tag, Self.idArray(add.map(\.id))])
                 let full = try connection.query("""
                     SELECT \(RegistrationID.sql("d.registration_id")) AS rid FROM devices d
-                    WHERE d.id = ANY ($1::bigint[]) AND (SELECT count(*) FROM device_tags t WHERE t.device_id = d.id) > $2
+                    WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[])
+                      AND (SELECT count(*) FROM device_tags t WHERE t.device_id = d.id) > $3
                     LIMIT 1
-                    """, [Self.idArray(add.map(\.id)), DeviceRegistration.maxTagsPerDevice])
+                    """, [appID, Self.idArray(add.map(\.id)), DeviceRegistration.maxTagsPerDevice])
                 if let row = full.first {
                     throw DeviceFieldError("registration_id \"\(try row.string("rid"))\" already has \(DeviceRegistration.maxTagsPerDevice) tags")
                 }
