@@ -159,20 +159,3 @@ import RelayCore
         }
     }
 }
-
-/// A push's badge against the stored one.
-@Suite struct BadgeChangeTests {
-    @Test func parsesAndClamps() throws {
-        #expect(try BadgeChange(.int(5)) == .set(5))
-        #expect(try BadgeChange(.string("+1")) == .add(1))
-        #expect(try BadgeChange(.string("-3")) == .add(-3))
-        #expect(throws: JPushError.self) { try BadgeChange(.string("1")) }
-        #expect(throws: JPushError.self) { try BadgeChange(.string("+x")) }
-        #expect(throws: JPushError.self) { try BadgeChange(.string("+")) }
-        #expect(throws: JPushError.self) { try BadgeChange(.int(-1)) }
-        #expect(throws: JPushError.self) { try BadgeChange(.bool(true)) }
-        #expect(BadgeChange.add(1).applied(to: 4) == 5)
-        #expect(BadgeChange.add(-3).applied(to: 2) == 0, "never below 0")
-        #expect(BadgeChange.set(7).applied(to: 2) == 7)
-    }
-}

@@ -63,16 +63,16 @@ import Testing
             let devices = DeviceRepository(pool: relay.pool)
             let targets = [opened, behind, foreign].map { byRID[$0]! }
 
-            var badges = try await devices.applyBadge(.add(1), appID: appID, deviceIDs: targets)
+            var badges = try await devices.applyBadge(appID: appID, deviceIDs: targets, setTo: nil, adding: 1)
             #expect(badges == [byRID[opened]!: 1, byRID[behind]!: 3], "another app's device is neither counted nor changed")
-            badges = try await devices.applyBadge(.add(-2), appID: appID, deviceIDs: targets)
+            badges = try await devices.applyBadge(appID: appID, deviceIDs: targets, setTo: nil, adding: -2)
             #expect(badges == [byRID[opened]!: 0, byRID[behind]!: 1])
-            badges = try await devices.applyBadge(.set(9), appID: appID, deviceIDs: [byRID[opened]!])
+            badges = try await devices.applyBadge(appID: appID, deviceIDs: [byRID[opened]!], setTo: 9)
             #expect(badges == [byRID[opened]!: 9])
             #expect(try await other.adminDevice(foreign)?["badge"] as? Int == 1)
             // The app opened and cleared its badge: the next "+1" shows 1.
             #expect(try await app.request("POST", "/v3/devices/\(opened)", json: ["badge": 0]).status == 200)
-            #expect(try await devices.applyBadge(.add(1), appID: appID, deviceIDs: [byRID[opened]!]) == [byRID[opened]!: 1])
+            #expect(try await devices.applyBadge(appID: appID, deviceIDs: [byRID[opened]!], setTo: nil, adding: 1) == [byRID[opened]!: 1])
         }
     }
 

@@ -232,18 +232,14 @@ struct DeviceRepository: Sendable {
     }
 
     /// Applies a push's badge to the devices it goes to, atomically, and returns each
-    /// device's new badge (what APNs is sent), keyed by device id.
-    func applyBadge(_ change: BadgeChange, appID: Int64, deviceIDs: [Int64]) async throws -> [Int64: Int] {
-        let (isSet, value): (Bool, Int) = switch change {
-        case .set(let badge): (true, badge)
-        case .add(let delta): (false, delta)
-        }
+    /// device's new badge (what APNs is sent), keyed by device id. PushCore's `BadgeChange`:
+    /// `.set(N)` is `setTo: N`, `.add(N)` is `setTo: nil, adding: N` (clamped to 0...maxBadge).
+    func applyBadge(appID: Int64, deviceIDs: [Int64], setTo value: Int?, adding delta: Int = 0) async throws -> [Int64: Int] {
         let rows = try await pool.query("""
-            UPDATE devices SET badge = CASE WHEN $3::boolean THEN $4::integer
-                                            ELSE least($5::integer, greatest(0, badge + $4::integer)) END
+            UPDATE devices SET badge = coalesce($3::integer, least($5::integer, greatest(0, badge + $4::integer)))
             WHERE app_id = $1 AND id = ANY ($2::bigint[])
             RETURNING id, badge
-            """, [appID, Self.idArray(deviceIDs), isSet, value, Int(DeviceRegistration.maxBadge)])
+            """, [appID, Self.idArray(deviceIDs), value, delta, Int(DeviceRegistration.maxBadge)])
         var badges: [Int64: Int] = [:]
         for row in rows { badges[Int64(try row.int("id"))] = try row.int("badge") }
         return badges
