@@ -8,8 +8,10 @@ import RelayCore
 /// there, inside the closure given to `PostgresPool.withConnection`; it is deliberately not
 /// `Sendable`. Every call blocks that thread, never the Swift concurrency pool.
 public final class PostgresConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let notices: NoticeLog
+    /// Names of the statements prepared on this connection (see `preparedQuery`).
+    var preparedNames: Set<String> = []
 
     /// Connection parameters the caller's connection string may override: the string is
     /// expanded after them, and libpq keeps the last value of a repeated keyword.
@@ -121,7 +123,7 @@ public final class PostgresConnection {
         _ = try? query("ROLLBACK")
     }
 
-    private func rows(from result: OpaquePointer?) throws -> PostgresRows {
+    func rows(from result: OpaquePointer?) throws -> PostgresRows {
         guard let result else {
             throw PostgresError.statementFailed(sqlState: nil, message: Self.errorMessage(handle), connectionUsable: isUsable)
         }
@@ -162,7 +164,7 @@ private final class NoticeLog {
 }
 
 /// Calls `body` with C copies of `strings` (nil stays NULL), freed afterwards.
-private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { $0.flatMap { strdup($0) } }
     defer { copies.forEach { free($0) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
