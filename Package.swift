@@ -39,7 +39,7 @@ let package = Package(
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
         .target(name: "Scheduling", dependencies: ["RelayCore"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
-        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore"]),
+        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
             "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator",
         ]),

@@ -35,6 +35,7 @@ public enum RelayAPI {
         AdminCredentialRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)
         DeviceRegistryRoutes(context: context).register(in: &router)
+        ReportRoutes(context: context).register(in: &router)
         return router
     }
 }
