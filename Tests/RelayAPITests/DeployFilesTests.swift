@@ -18,7 +18,7 @@ import Testing
         for command in release {
             #expect(build.runCommands.contains(command), "the build stage does not run `\(command)` (make release does)")
         }
-        // The only other toolchain call is none: a `swift build` that differs from the Makefile's would build another binary.
+        // Nor any other `swift` command: another flag would build another binary than the one tested here.
         for command in build.runCommands where command.hasPrefix("swift ") {
             #expect(release.contains(command), "the build stage runs `\(command)`, which make release does not")
         }
@@ -227,6 +227,15 @@ import Testing
                 && !line.contains("Unit pushrelay-migrate.service not found")
         }
         #expect(problems.isEmpty, "systemd-analyze verify:\n\(problems.joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: DeployFilesTests.Tool.find("kubectl") != nil, "kubectl is not installed"))
+    func kustomizeBuildsTheKubernetesManifests() throws {
+        // Offline: kustomize resolves the resources and the image name, no cluster involved.
+        let result = try Tool.run("kubectl", ["kustomize", Self.root.appendingPathComponent("deploy/kubernetes").path])
+        #expect(result.status == 0, "kubectl kustomize: \(result.errors)")
+        #expect(result.output.components(separatedBy: "\nkind: Deployment\n").count - 1 >= 2, "the Deployments are in the build")
+        #expect(!result.output.contains("image: pushrelay\n"), "every pushrelay image is replaced by the kustomization's")
     }
 
     // MARK: Reading the files
@@ -443,8 +452,8 @@ enum Tool {
         defer { try? FileManager.default.removeItem(at: scratch) }
         // Files, not pipes: nothing can block on a full pipe, however much either stream says.
         let outputFile = scratch.appendingPathComponent("out"), errorFile = scratch.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
