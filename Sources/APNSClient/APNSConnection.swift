@@ -326,8 +326,10 @@ final class APNSConnection {
         } else if stream.timedOut {
             pool.timedOut(stream.request)
         } else {
-            let why = errorCode == NGHTTP2_REFUSED_STREAM.rawValue ? "stream refused" : "stream reset (\(errorCode))"
-            pool.retry(stream.request, because: why)
+            // nghttp2 also closes the streams past a GOAWAY's last stream id as refused.
+            let refused = errorCode == NGHTTP2_REFUSED_STREAM.rawValue
+            pool.retry(stream.request, because: refused ? "stream refused" : "stream reset (\(errorCode))",
+                       countsAsAttempt: !(refused && answeredAny))
         }
     }
 

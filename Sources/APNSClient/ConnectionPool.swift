@@ -190,8 +190,13 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// Sends `request` again (same apns-id) unless it ran out of attempts or time.
-    func retry(_ request: PendingRequest, because reason: String) {
-        request.attempts += 1
+    ///
+    /// - Parameter countsAsAttempt: false for a stream the server refused (REFUSED_STREAM,
+    ///   or past a GOAWAY's last stream) on a connection that answered others: such a
+    ///   stream was never processed, and a server that sends GOAWAY every N streams would
+    ///   otherwise use up the attempts of requests that merely queued behind others.
+    func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
+        if countsAsAttempt { request.attempts += 1 }
         if shuttingDown {
             finish(request, .failed(.shutdown))
         } else if request.attempts >= configuration.maxAttempts {

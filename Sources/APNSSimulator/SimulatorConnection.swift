@@ -45,6 +45,8 @@ final class SimulatorConnection {
     private var delayed: [Delayed] = []
     private var delayedHead = 0
     private var timer: OpaquePointer?
+    /// Set once the session is over: the connection closes when the client does, or when it fires.
+    private var lingerTimer: OpaquePointer?
     private(set) var isClosed = false
 
     init(loop: SimulatorEventLoop, bufferEvent: OpaquePointer) {
@@ -128,9 +130,24 @@ final class SimulatorConnection {
         }
         if evbuffer_get_length(output) == 0, nghttp2_session_want_read(session) == 0,
            nghttp2_session_want_write(session) == 0 {
-            close()
+            linger()
         }
     }
+
+    /// The session is over (GOAWAY sent, its streams answered), but the client may still
+    /// be sending requests it made before the GOAWAY reached it. Closing the socket with
+    /// those unread would make the kernel answer with a TCP reset, which destroys the last
+    /// responses still on their way to the client: so wait for the client to close (it
+    /// does once the GOAWAY arrives), reading and ignoring what it sends, at most
+    /// `lingerSeconds`.
+    private func linger() {
+        guard lingerTimer == nil else { return }
+        lingerTimer = event_new(loop.base, -1, 0, connectionLingerEnded, context)
+        var interval = timeval(tv_sec: SimulatorConnection.lingerSeconds, tv_usec: 0)
+        event_add(lingerTimer, &interval)
+    }
+
+    static let lingerSeconds = 2
 
     /// Frees everything; safe to call twice.
     func close() {
@@ -140,6 +157,8 @@ final class SimulatorConnection {
         session = nil
         if let timer { event_free(timer) }
         timer = nil
+        if let lingerTimer { event_free(lingerTimer) }
+        lingerTimer = nil
         streams.removeAll()
         receivingHeaders = nil
         bufferevent_free(bufferEvent)
@@ -308,6 +327,11 @@ private func connectionEvent(_: OpaquePointer?, _ events: Int16, _ context: Unsa
             owner.close()
         }
     }
+}
+
+private func connectionLingerEnded(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    let owner = connection(context)
+    withExtendedLifetime(owner) { owner.close() }
 }
 
 private func connectionTimer(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
