@@ -79,6 +79,15 @@ final class ConnectionPool: @unchecked Sendable {
         scheduleDispatch()
     }
 
+    func enqueue(contentsOf requests: [PendingRequest]) {
+        guard !shuttingDown else {
+            for request in requests { finish(request, .failed(.shutdown)) }
+            return
+        }
+        for request in requests { pending.append(request) }
+        scheduleDispatch()
+    }
+
     func scheduleDispatch() {
         guard !dispatchScheduled, let dispatchEvent else { return }
         dispatchScheduled = true

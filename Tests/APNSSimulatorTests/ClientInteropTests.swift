@@ -353,12 +353,14 @@ struct ClientInteropTests {
         let count = 3000
         let (returns, results) = await Self.burst(client, (0..<count).map { Self.notification(Self.token($0)) })
         #expect(returns.allSatisfy { $0 == 1 }, "every send returned exactly once")
-        let failures = Set(results.filter { !Self.isAccepted($0) }.map { "\($0)" })
+        let batched = await client.send((count..<2 * count).map { Self.notification(Self.token($0)) })
+        #expect(batched.count == count)
+        let failures = Set((results + batched).filter { !Self.isAccepted($0) }.map { "\($0)" })
         #expect(failures.isEmpty, "\(failures)")
         let stats = server.simulator.stats
-        #expect(stats.accepted == count, "the simulator delivered each notification exactly once")
-        #expect(stats.goaways >= count / 150 - 1)
-        #expect(client.statistics.accepted == count)
+        #expect(stats.accepted == 2 * count, "the simulator delivered each notification exactly once")
+        #expect(stats.goaways >= 2 * count / 150 - 1)
+        #expect(client.statistics.accepted == 2 * count)
         await client.shutdown()
         await server.simulator.shutdown()
     }
@@ -398,19 +400,52 @@ struct ClientInteropTests {
 
     // MARK: volume
 
-    /// The benchmark's path at a size `make test` affords: every notification answered once
-    /// and delivered once. Not a timing test.
-    @Test func twentyThousandNotificationsAreAllAccountedFor() async throws {
+    /// The benchmark's path at a size `make test` affords, through the batch API as the
+    /// push workers and `apns-send --count` use it: four batches at once, each result in
+    /// its notification's place, every notification delivered once. Not a timing test.
+    @Test func twentyThousandNotificationsInBatchesAreAllAccountedFor() async throws {
         let fixture = try Fixture()
         let count = 20_000
-        let server = try fixture.simulator { $0.maxRecordedTokens = count }
-        let client = try fixture.client(server) { $0.maxConnections = 2 }
-        let (returns, results) = await Self.burst(client, (0..<count).map { Self.notification(Self.token($0)) })
-        #expect(returns.allSatisfy { $0 == 1 })
-        #expect(results.allSatisfy(Self.isAccepted))
-        #expect(server.simulator.stats.accepted == count)
-        #expect(Set(server.simulator.deliveries().map(\.token)).count == count)
-        #expect(client.statistics.inFlightHighWater <= 4000)
+        let server = try fixture.simulator {
+            $0.maxRecordedTokens = count
+            $0.unregisteredPrefix = "dead"
+        }
+        let client = try fixture.client(server) {
+            $0.maxConnections = 2
+            $0.maxInFlight = 1000
+        }
+        // Every 1000th token is dead and every 1000th (offset 500) payload is invalid, so a
+        // result in the wrong place shows.
+        func notification(_ n: Int) -> APNSNotification {
+            if n % 1000 == 500 { return Self.notification(Self.token(n), payload: []) }
+            return Self.notification(Self.token(n, prefix: n % 1000 == 0 ? "dead" : ""))
+        }
+        let batches = await withTaskGroup(of: (Int, [APNSResult]).self) { group in
+            for batch in 0..<4 {
+                group.addTask { (batch, await client.send((batch * 5000..<(batch + 1) * 5000).map(notification))) }
+            }
+            return await group.reduce(into: [Int: [APNSResult]]()) { $0[$1.0] = $1.1 }
+        }
+        let results = (0..<4).flatMap { batches[$0] ?? [] }
+        #expect(results.count == count)
+        for (n, result) in results.enumerated() {
+            let expected: Bool = switch n % 1000 {
+            case 0: if case .rejected(410, .unregistered, _) = result { true } else { false }
+            case 500: result == .failed(.invalid(.payloadEmpty))
+            default: Self.isAccepted(result)
+            }
+            if !expected {
+                Issue.record("notification \(n): \(result)")
+                break
+            }
+        }
+        let stats = server.simulator.stats
+        #expect(stats.accepted == count - 40)
+        #expect(stats.rejected == ["Unregistered": 20])
+        #expect(Set(server.simulator.deliveries().map(\.token)).count == count - 40)
+        let statistics = client.statistics
+        #expect(statistics.inFlightHighWater == 1000, "the window was filled and never exceeded")
+        #expect(statistics.inFlight == 0 && statistics.streamsOpen == 0)
         await client.shutdown()
         await server.simulator.shutdown()
     }
