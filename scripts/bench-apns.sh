@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# `make bench-apns`: PushRelay's APNs client against the APNs simulator, h2load against the
+# same simulator with the same requests, and h2load against nghttpd as the machine's
+# reference; RUNS rounds, medians written to docs/benchmarks.md.
+#   N=200000 RUNS=3 CONNECTIONS=4 STREAMS=100 scripts/bench-apns.sh
+set -euo pipefail
+N=${N:-200000}
+RUNS=${RUNS:-3}
+CONNECTIONS=${CONNECTIONS:-4}
+STREAMS=${STREAMS:-100}       # h2load's streams per connection (-m)
+IN_FLIGHT=${IN_FLIGHT:-4000}  # the client's bound on notifications in flight
+bin=${PUSHRELAY_BIN:-.build/release/pushrelay}
+doc=${BENCH_DOC:-docs/benchmarks.md}
+key_id=BENCHKEY01
+team_id=BENCHTEAM1
+topic=com.example.bench
+token=$(printf 'ab%.0s' $(seq 1 32))
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+wait_for_port() {
+  for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nothing listens on port $1" >&2
+  exit 1
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# The provider key, a JWT signed with it (openssl signs DER; a JWT carries raw r||s), the payload.
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
+jwt=$(python3 - "$work/key.p8" "$key_id" "$team_id" <<'PY'
+import base64, json, subprocess, sys, time
+key, kid, team = sys.argv[1:]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+signing_input = b64(json.dumps({"alg": "ES256", "kid": kid}).encode()) + "." + \
+    b64(json.dumps({"iss": team, "iat": int(time.time())}).encode())
+der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=signing_input.encode(),
+                     capture_output=True, check=True).stdout
+def integers(d):  # SEQUENCE { INTEGER r, INTEGER s }
+    i = 2 if d[1] < 0x80 else 2 + (d[1] & 0x7f)
+    out = []
+    for _ in range(2):
+        n = d[i + 1]; out.append(d[i + 2:i + 2 + n]); i += 2 + n
+    return out
+print(signing_input + "." + b64(b"".join(x.lstrip(b"\0").rjust(32, b"\0") for x in integers(der))))
+PY
+)
+printf '{"aps":{"alert":"Benchmark","sound":"default"},"id":42}' >"$work/payload.json"
+
+# The simulator, checking every JWT against the key.
+sim_port=$(free_port)
+"$bin" apns-sim --listen "127.0.0.1:$sim_port" --write-cert "$work/sim-cert.pem" \
+  --jwt-key "$key_id=$work/key.p8" --max-recorded 1000 >"$work/sim.log" 2>&1 &
+pids+=($!)
+wait_for_port "$sim_port"
+
+# nghttpd: the reference, serving an empty file at the token path.
+mkdir -p "$work/docroot/3/device"
+: >"$work/docroot/3/device/$token"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/nghttpd.key" \
+  -out "$work/nghttpd.crt" -days 1 -subj /CN=127.0.0.1 2>/dev/null
+ref_port=$(free_port)
+nghttpd -d "$work/docroot" "$ref_port" "$work/nghttpd.key" "$work/nghttpd.crt" >/dev/null 2>&1 &
+pids+=($!)
+wait_for_port "$ref_port"
+
+h2load_headers=(-H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10"
+  -H "apns-id: 5d3f0a4e-1b2c-4d5e-8f90-123456789abc" -H "authorization: bearer $jwt")
+client_command="pushrelay apns-send --count $N --connections $CONNECTIONS --in-flight $IN_FLIGHT --topic $topic --key key.p8 --key-id $key_id --team-id $team_id --token $token --payload <payload>"
+h2load_command="h2load -n $N -c $CONNECTIONS -m $STREAMS -H apns-topic/apns-push-type/apns-priority/apns-id/authorization -d payload.json https://127.0.0.1:PORT/3/device/<token>"
+
+h2load_rate() {  # h2load_rate URL [headers...]: req/s, after checking every request got a 2xx
+  local url=$1; shift
+  local out
+  out=$(h2load -n "$N" -c "$CONNECTIONS" -m "$STREAMS" "$@" -d "$work/payload.json" "$url" 2>&1)
+  grep -q "status codes: $N 2xx" <<<"$out" || { echo "h2load: not every request succeeded:" >&2; echo "$out" >&2; exit 1; }
+  sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out"
+}
+
+client_rates=() sim_rates=() ref_rates=()
+for run in $(seq 1 "$RUNS"); do
+  out=$(PUSHRELAY_APNS_SANDBOX_URL="https://127.0.0.1:$sim_port" PUSHRELAY_APNS_CA_FILE="$work/sim-cert.pem" \
+    "$bin" apns-send --count "$N" --connections "$CONNECTIONS" --in-flight "$IN_FLIGHT" --topic "$topic" \
+    --key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --token "$token" \
+    --payload "$(cat "$work/payload.json")" 2>&1) || { echo "apns-send failed:" >&2; echo "$out" >&2; exit 1; }
+  grep -q "accepted $N," <<<"$out" || { echo "apns-send: not every notification was accepted:" >&2; echo "$out" >&2; exit 1; }
+  client=$(sed -n 's/.*: \([0-9]*\) notifications\/s$/\1/p' <<<"$out")
+  sim=$(h2load_rate "https://127.0.0.1:$sim_port/3/device/$token" "${h2load_headers[@]}")
+  ref=$(h2load_rate "https://127.0.0.1:$ref_port/3/device/$token")
+  printf 'run %d: client %s/s, h2load→simulator %s/s, h2load→nghttpd %s/s\n' "$run" "$client" "$sim" "$ref"
+  client_rates+=("$client") sim_rates+=("$sim") ref_rates+=("$ref")
+done
+
+client_median=$(printf '%s\n' "${client_rates[@]}" | median)
+sim_median=$(printf '%s\n' "${sim_rates[@]}" | median)
+ref_median=$(printf '%s\n' "${ref_rates[@]}" | median)
+ratio=$(awk -v a="$client_median" -v b="$sim_median" 'BEGIN { printf "%.2f", a / b }')
+sim_ratio=$(awk -v a="$sim_median" -v b="$ref_median" 'BEGIN { printf "%.2f", a / b }')
+printf '\nmedians of %d runs: client %.0f/s, h2load→simulator %.0f/s (client/h2load %s), h2load→nghttpd %.0f/s (simulator/nghttpd %s)\n' \
+  "$RUNS" "$client_median" "$sim_median" "$ratio" "$ref_median" "$sim_ratio"
+
+section=$(cat <<MD
+## APNs client and simulator
+
+\`make bench-apns\` (N=$N, $RUNS runs, medians), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)).
+Everything runs on 127.0.0.1 over TLS with HTTP/2; the simulator checks the ES256 JWT of
+every connection (one signature check per connection, then a cached comparison) and
+validates every request as APNs would.
+
+| sender → server | requests/s | ratio |
+| --- | ---: | ---: |
+| PushRelay APNs client → simulator | $(printf '%.0f' "$client_median") | client / h2load: **$ratio** |
+| h2load → simulator (same headers, JWT and payload) | $(printf '%.0f' "$sim_median") | simulator / nghttpd: $sim_ratio |
+| h2load → nghttpd (reference: empty file at the token path) | $(printf '%.0f' "$ref_median") | 1.00 |
+
+Per run (client, h2load → simulator, h2load → nghttpd):
+$(for i in $(seq 0 $((RUNS - 1))); do printf -- '- %s, %s, %s\n' "${client_rates[$i]}" "${sim_rates[$i]}" "${ref_rates[$i]}"; done)
+
+Commands (in the same run, against the same simulator, one event-loop thread each side):
+- \`$client_command\`
+- \`$h2load_command\`
+- \`h2load -n $N -c $CONNECTIONS -m $STREAMS -d payload.json https://127.0.0.1:PORT/3/device/<token>\` against \`nghttpd -d docroot PORT key cert\`
+MD
+)
+mkdir -p "$(dirname "$doc")"
+[ -f "$doc" ] || printf '# Benchmarks\n\nThroughput figures of PushRelay, each measured beside a reference on the same machine in\nthe same run (this is a shared 2-core box: absolute numbers move, ratios less so).\nRe-run with `make bench`.\n' >"$doc"
+python3 - "$doc" "$section" <<'PY'
+import re, sys
+path, section = sys.argv[1], sys.argv[2].rstrip() + "\n"
+text = open(path).read()
+pattern = re.compile(r"^## APNs client and simulator\n.*?(?=^## |\Z)", re.S | re.M)
+if pattern.search(text):
+    text = pattern.sub(lambda _: section + "\n", text, count=1)
+else:
+    text = text.rstrip() + "\n\n" + section
+open(path, "w").write(text.rstrip() + "\n")
+PY
+echo "written to $doc"
