@@ -17,7 +17,7 @@ final class APNSConnection {
         let token: String?
         let sentAt: Double
         var status = 0
-        var apnsID: String?
+        var apnsID: UUID?
         var response: [UInt8] = []
         var timedOut = false
 
@@ -48,6 +48,13 @@ final class APNSConnection {
     private var pingSentAt: Double?
     private var receiving = false
     private var closeRequested: String?
+    /// Reused for every request's headers.
+    private var headerBlock = RequestHeaderBlock()
+    /// `bearer <jwt>` for the provider token last sent.
+    private var authorizationToken: String?
+    private var authorization: [UInt8] = []
+    /// The time of the current batch of submissions (one clock read per dispatch).
+    var now = monotonicSeconds()
 
     var hasCapacity: Bool { state == .ready && streams.count < peerMaxStreams }
 
@@ -89,29 +96,26 @@ final class APNSConnection {
     /// Opens a stream for `request`.
     ///
     /// - Returns: false when the session takes no more streams (GOAWAY, ids used up).
-    func submit(_ request: PendingRequest, token: String?, authority: String) -> Bool {
+    func submit(_ request: PendingRequest, token: String?, authority: [UInt8]) -> Bool {
         guard state == .ready, let session else { return false }
-        let notification = request.notification
-        var headers: [(String, String)] = [
-            (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", notification.path),
-        ]
-        if let token { headers.append(("authorization", "bearer \(token)")) }
-        for header in notification.headers { headers.append((header.name, header.value)) }
-        headers.append(("content-length", String(notification.payload.count)))
-
+        if let token, token != authorizationToken {
+            authorizationToken = token
+            authorization = Array("bearer \(token)".utf8)
+        }
+        headerBlock.build(request.notification, authority: authority, authorization: token == nil ? nil : authorization)
         var provider = nghttp2_data_provider()
         provider.read_callback = { session, streamID, buffer, length, flags, _, context in
             let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
             return connection.readBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
         }
-        let streamID = APNSConnection.withNameValues(headers) { nameValues, count in
+        let streamID = headerBlock.withNameValues { nameValues, count in
             nghttp2_submit_request(session, nil, nameValues, count, &provider, nil)
         }
         guard streamID > 0 else {
             state = .draining
             return false
         }
-        streams[streamID] = Stream(request: request, token: token, sentAt: monotonicSeconds())
+        streams[streamID] = Stream(request: request, token: token, sentAt: now)
         pool.streamOpened(connectionStreams: streams.count)
         if !receiving { flush() }
         return true
@@ -304,9 +308,14 @@ final class APNSConnection {
     private func header(frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = streams[frame.hd.stream_id] else { return }
         if name.elementsEqual(":status".utf8) {
-            stream.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
+            var status = 0
+            for digit in value {
+                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9"), status < 1000 else { status = 0; break }
+                status = status * 10 + Int(digit - UInt8(ascii: "0"))
+            }
+            stream.status = status
         } else if name.elementsEqual("apns-id".utf8) {
-            stream.apnsID = String(decoding: value, as: UTF8.self)
+            stream.apnsID = APNSID.parse(value)
         }
     }
 
@@ -365,27 +374,5 @@ final class APNSConnection {
         stream.offset += count
         if stream.offset == stream.body.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count
-    }
-
-    /// Lays the headers out in one buffer and passes nghttp2 name/value pairs pointing into it
-    /// (nghttp2 copies them during `nghttp2_submit_request`).
-    private static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var storage: [UInt8] = []
-        var offsets: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
-        for (name, value) in headers {
-            let nameStart = storage.count
-            storage.append(contentsOf: name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: value.utf8)
-            offsets.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart))
-        }
-        return storage.withUnsafeMutableBufferPointer { bytes in
-            let start = bytes.baseAddress!
-            let nameValues = offsets.map { offset in
-                nghttp2_nv(name: start + offset.name, value: start + offset.value, namelen: offset.nameLength,
-                           valuelen: offset.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-            }
-            return nameValues.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
     }
 }

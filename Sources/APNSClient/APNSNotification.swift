@@ -21,7 +21,7 @@ public struct APNSNotification: Sendable, Hashable {
 
     public init(
         deviceToken: String, topic: String, pushType: APNSPushType = .alert, priority: APNSPriority = .immediate,
-        expiration: Int? = nil, collapseID: String? = nil, apnsID: UUID = UUID(), payload: [UInt8]
+        expiration: Int? = nil, collapseID: String? = nil, apnsID: UUID = APNSNotification.makeID(), payload: [UInt8]
     ) {
         self.deviceToken = deviceToken
         self.topic = topic
@@ -32,6 +32,10 @@ public struct APNSNotification: Sendable, Hashable {
         self.apnsID = apnsID
         self.payload = payload
     }
+
+    /// A fresh `apns-id`: a version-4-shaped UUID, unique within the process and made
+    /// without a system call (the default for `apnsID`).
+    public static func makeID() -> UUID { APNSID.make() }
 
     /// The request path, `/3/device/<token>`.
     public var path: String { "/3/device/\(deviceToken)" }

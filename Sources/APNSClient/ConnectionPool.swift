@@ -18,6 +18,7 @@ final class ConnectionPool: @unchecked Sendable {
     private let counters: StatisticsCounters
 
     private var connections: [APNSConnection] = []
+    private let authority: [UInt8]
     private var pending = Deque<PendingRequest>()
     private var nextConnectionID = 0
     private var dispatchEvent: OpaquePointer?
@@ -46,6 +47,7 @@ final class ConnectionPool: @unchecked Sendable {
         self.clock = clock
         self.logger = logger
         self.counters = counters
+        self.authority = Array(configuration.authority.utf8)
         loop.execute { [self] in start() }
     }
 
@@ -108,14 +110,16 @@ final class ConnectionPool: @unchecked Sendable {
             }
         }
         let now = clock.now
+        let monotonicNow = monotonicSeconds()
         var candidates = connections.filter(\.hasCapacity)
+        for connection in candidates { connection.now = monotonicNow }
         while !candidates.isEmpty, let request = pending.popFirst() {
             if isExpired(request.notification, now: now) {
                 finish(request, .failed(.expired))
                 continue
             }
             let connection = candidates[0]
-            if !connection.submit(request, token: token, authority: configuration.authority) {
+            if !connection.submit(request, token: token, authority: authority) {
                 pending.prepend(request)
             }
             if !connection.hasCapacity { candidates.removeFirst() }
@@ -177,10 +181,12 @@ final class ConnectionPool: @unchecked Sendable {
         scheduleDispatch()
     }
 
-    func answered(_ request: PendingRequest, on connection: APNSConnection, status: Int, apnsID: String?, body: [UInt8], token: String?) {
+    func answered(_ request: PendingRequest, on connection: APNSConnection, status: Int, apnsID: UUID?, body: [UInt8], token: String?) {
         connectFailures = 0
         nextConnectAt = 0
-        let result = APNSResult(status: status, apnsID: apnsID, body: body, sentID: request.notification.apnsID)
+        let result = status == 200
+            ? APNSResult.accepted(apnsID: apnsID ?? request.notification.apnsID)
+            : APNSResult(status: status, apnsID: nil, body: body, sentID: request.notification.apnsID)
         if case .rejected(403, .expiredProviderToken, _) = result, let tokens, let token, !request.retriedWithNewToken,
            (try? tokens.tokenExpired(token)) == true {
             // One retry with the fresh token; a second ExpiredProviderToken goes to the caller.

@@ -178,17 +178,22 @@ enum APNSSendCommand {
     static func notification(_ options: Options, tokenBase: String, index: Int?) -> APNSNotification {
         var token = tokenBase
         if let index {
-            token = String(tokenBase.dropLast(8)) + hex8(UInt32(truncatingIfNeeded: index))
+            // The base's digits with the last 8 replaced by the index, in one allocation.
+            let digits = Array("0123456789abcdef".utf8)
+            token = String(unsafeUninitializedCapacity: tokenBase.utf8.count) { buffer in
+                _ = buffer.initialize(from: tokenBase.utf8)
+                var value = UInt32(truncatingIfNeeded: index)
+                for position in stride(from: buffer.count - 1, through: buffer.count - 8, by: -1) {
+                    buffer[position] = digits[Int(value & 0xF)]
+                    value >>= 4
+                }
+                return buffer.count
+            }
         }
         return APNSNotification(
             deviceToken: token, topic: options.topic!, pushType: options.pushType,
             priority: options.priority ?? (options.pushType == .background ? .powerConsiderate : .immediate),
             expiration: options.expiration, collapseID: options.collapseID, payload: options.payload)
-    }
-
-    private static func hex8(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     private static func randomToken() -> String {
