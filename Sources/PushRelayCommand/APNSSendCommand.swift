@@ -211,11 +211,27 @@ enum APNSSendCommand {
             print("accepted  apns-id \(apnsID.uuidString.lowercased())  token \(notification.deviceToken)")
         case let .rejected(status, reason, timestamp):
             let since = timestamp.map { "  timestamp \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-            print("rejected  \(status) \(reason)\(since)  action \(action(for: result))")
+            print("rejected  \(status) \(reason)\(since)  → \(describe(action(for: result)))")
         case let .failed(failure):
-            print("failed  \(failure)  action \(action(for: result))")
+            print("failed  \(failure)  → \(describe(action(for: result)))")
         }
         return result.isAccepted
+    }
+
+    /// What the relay will do with such an answer, in words.
+    static func describe(_ action: APNSAction) -> String {
+        switch action {
+        case .sent: "counted as sent"
+        case let .invalidateToken(since?): "invalidate the token unless the device registered again after \(ISO8601DateFormatter().string(from: since))"
+        case .invalidateToken(nil): "invalidate the token"
+        case let .failPermanently(reason): "fail the delivery (\(reason)), never retry"
+        case .refreshTokenAndRetry: "make a new provider token and retry"
+        case let .credentialsBroken(reason): "the app's credentials are broken (\(reason)): pause its deliveries"
+        case .retryWithBackoff: "retry later with backoff"
+        case .retryOnNewConnection: "retry on a new connection with backoff"
+        case .keepTokenRetryLater: "keep the provider token, retry later"
+        case let .failMessage(why): "fail the message: \(why)"
+        }
     }
 
     /// Sends `count` notifications in chunks, a few chunks at a time so the pipe stays full
