@@ -81,11 +81,16 @@ h2load_headers=(-H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-prio
 client_command="pushrelay apns-send --count $N --connections $CONNECTIONS --in-flight $IN_FLIGHT --topic $topic --key key.p8 --key-id $key_id --team-id $team_id --token $token --payload <payload>"
 h2load_command="h2load -n $N -c $CONNECTIONS -m $STREAMS -H apns-topic/apns-push-type/apns-priority/apns-id/authorization -d payload.json https://127.0.0.1:PORT/3/device/<token>"
 
-h2load_rate() {  # h2load_rate URL [headers...]: req/s, after checking every request got a 2xx
-  local url=$1; shift
+# h2load_rate strict|lenient URL [headers...]: req/s. Strict (our simulator): every request
+# must get a 2xx. Lenient (nghttpd, not ours): a few errored streams are reported, not fatal.
+h2load_rate() {
+  local mode=$1 url=$2; shift 2
   local out
   out=$(h2load -n "$N" -c "$CONNECTIONS" -m "$STREAMS" "$@" -d "$work/payload.json" "$url" 2>&1)
-  grep -q "status codes: $N 2xx" <<<"$out" || { echo "h2load: not every request succeeded:" >&2; echo "$out" >&2; exit 1; }
+  if ! grep -q "status codes: $N 2xx" <<<"$out"; then
+    [ "$mode" = strict ] && { echo "h2load: not every request succeeded:" >&2; echo "$out" >&2; exit 1; }
+    echo "h2load ($url): $(grep '^requests:' <<<"$out")" >&2
+  fi
   sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out"
 }
 
@@ -97,8 +102,8 @@ for run in $(seq 1 "$RUNS"); do
     --payload "$(cat "$work/payload.json")" 2>&1) || { echo "apns-send failed:" >&2; echo "$out" >&2; exit 1; }
   grep -q "accepted $N," <<<"$out" || { echo "apns-send: not every notification was accepted:" >&2; echo "$out" >&2; exit 1; }
   client=$(sed -n 's/.*: \([0-9]*\) notifications\/s$/\1/p' <<<"$out")
-  sim=$(h2load_rate "https://127.0.0.1:$sim_port/3/device/$token" "${h2load_headers[@]}")
-  ref=$(h2load_rate "https://127.0.0.1:$ref_port/3/device/$token")
+  sim=$(h2load_rate strict "https://127.0.0.1:$sim_port/3/device/$token" "${h2load_headers[@]}")
+  ref=$(h2load_rate lenient "https://127.0.0.1:$ref_port/3/device/$token")
   printf 'run %d: client %s/s, h2load→simulator %s/s, h2load→nghttpd %s/s\n' "$run" "$client" "$sim" "$ref"
   client_rates+=("$client") sim_rates+=("$sim") ref_rates+=("$ref")
 done

@@ -31,7 +31,9 @@ final class APNSConnection {
 
     let id: Int
     private(set) var state = State.connecting
-    private unowned let pool: ConnectionPool
+    /// `unowned(unsafe)`: the pool outlives its connections (it finishes shutting down only
+    /// once every connection has closed), and a checked reference costs an atomic per use.
+    private unowned(unsafe) let pool: ConnectionPool
     private var bufferEvent: OpaquePointer?
     private var session: OpaquePointer?
     private var streams: [Int32: Stream] = [:]
@@ -103,19 +105,23 @@ final class APNSConnection {
             authorization = Array("bearer \(token)".utf8)
         }
         headerBlock.build(request.notification, authority: authority, authorization: token == nil ? nil : authorization)
-        var provider = nghttp2_data_provider()
-        provider.read_callback = { session, streamID, buffer, length, flags, _, context in
-            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
-            return connection.readBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
-        }
+        // nghttp2 hands the stream back to every callback (as the data source and as the
+        // stream's user data), so they need no table lookup; `streams` keeps it alive.
+        let stream = Stream(request: request, token: token, sentAt: now)
+        let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: streamPointer), read_callback: { _, _, buffer, length, flags, source, _ in
+            Unmanaged<Stream>.fromOpaque(source!.pointee.ptr!)._withUnsafeGuaranteedRef { stream in
+                APNSConnection.readBody(stream, into: buffer!, length: length, flags: flags!)
+            }
+        })
         let streamID = headerBlock.withNameValues { nameValues, count in
-            nghttp2_submit_request(session, nil, nameValues, count, &provider, nil)
+            nghttp2_submit_request(session, nil, nameValues, count, &provider, streamPointer)
         }
         guard streamID > 0 else {
             state = .draining
             return false
         }
-        streams[streamID] = Stream(request: request, token: token, sentAt: now)
+        streams[streamID] = stream
         pool.streamOpened(connectionStreams: streams.count)
         if !receiving { flush() }
         return true
@@ -274,23 +280,32 @@ final class APNSConnection {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { return false }
         defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, context in
-            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
-            connection.header(frame: frame!.pointee, name: UnsafeBufferPointer(start: name, count: nameLength),
-                              value: UnsafeBufferPointer(start: value, count: valueLength))
+        // These run inside nghttp2_session_mem_recv/mem_send, whose callers hold the
+        // connection: no retain is needed to use it. A stream comes as nghttp2's user data.
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, nameLength, value, valueLength, _, _ in
+            guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+                  let stream = nghttp2_session_get_stream_user_data(session, frame.pointee.hd.stream_id) else { return 0 }
+            Unmanaged<Stream>.fromOpaque(stream)._withUnsafeGuaranteedRef { stream in
+                APNSConnection.header(stream, name: UnsafeBufferPointer(start: name, count: nameLength),
+                                      value: UnsafeBufferPointer(start: value, count: valueLength))
+            }
             return 0
         }
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, context in
-            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
-            connection.dataChunk(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, length, _ in
+            guard let stream = nghttp2_session_get_stream_user_data(session, streamID) else { return 0 }
+            Unmanaged<Stream>.fromOpaque(stream)._withUnsafeGuaranteedRef { stream in
+                // Error bodies are small JSON; anything past 16 KiB is not worth keeping.
+                stream.response.append(contentsOf: UnsafeBufferPointer(start: data, count: length)
+                    .prefix(max(0, 16384 - stream.response.count)))
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, context in
-            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().streamClosed(streamID, errorCode: errorCode)
+            Unmanaged<APNSConnection>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.streamClosed(streamID, errorCode: errorCode) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
-            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().frameReceived(frame!.pointee)
+            Unmanaged<APNSConnection>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.frameReceived(frame!.pointee) }
             return 0
         }
         var session: OpaquePointer?
@@ -305,8 +320,7 @@ final class APNSConnection {
         return nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0
     }
 
-    private func header(frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = streams[frame.hd.stream_id] else { return }
+    private static func header(_ stream: Stream, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         if name.elementsEqual(":status".utf8) {
             var status = 0
             for digit in value {
@@ -317,12 +331,6 @@ final class APNSConnection {
         } else if name.elementsEqual("apns-id".utf8) {
             stream.apnsID = APNSID.parse(value)
         }
-    }
-
-    private func dataChunk(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID] else { return }
-        // Error bodies are small JSON; anything past 16 KiB is not worth keeping.
-        stream.response.append(contentsOf: data.prefix(max(0, 16384 - stream.response.count)))
     }
 
     private func streamClosed(_ streamID: Int32, errorCode: UInt32) {
@@ -363,8 +371,7 @@ final class APNSConnection {
         }
     }
 
-    private func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+    private static func readBody(_ stream: Stream, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
         let count = min(length, stream.body.count - stream.offset)
         if count > 0 {
             stream.body.withUnsafeBufferPointer { body in

@@ -57,9 +57,11 @@ public struct APNSNotification: Sendable, Hashable {
     ///
     /// - Returns: the first problem found, or nil when the notification can be sent.
     public func validate() -> APNSValidationError? {
-        if deviceToken.isEmpty || deviceToken.utf8.count % 2 != 0 || !deviceToken.utf8.allSatisfy(\.isHexDigit) {
-            return .badDeviceToken
+        var token = deviceToken
+        let isHex = token.withUTF8 { bytes in
+            !bytes.isEmpty && bytes.count % 2 == 0 && bytes.allSatisfy(\.isHexDigit)
         }
+        if !isHex { return .badDeviceToken }
         if topic.isEmpty { return .missingTopic }
         if payload.isEmpty { return .payloadEmpty }
         if payload.count > pushType.maxPayloadSize {
