@@ -254,6 +254,22 @@ struct ClientInteropTests {
         await server.simulator.shutdown()
     }
 
+    @Test func certificateModeTakesACertificateClientAndRefusesTokens() async throws {
+        let fixture = try Fixture()
+        let server = try Simulator(directory: fixture.directory) { _ in }  // no JWT keys: certificate mode
+        let (certificate, key) = try await fixture.certificateAndKey()
+        let withCertificate = try fixture.client(server, authentication: .certificate(
+            certificatePEM: try String(contentsOfFile: certificate, encoding: .utf8), keyPEM: try String(contentsOfFile: key, encoding: .utf8)))
+        #expect(Self.isAccepted(await withCertificate.send(Self.notification(Self.token(1)))))
+        let withToken = try fixture.client(server)
+        let refused = await withToken.send(Self.notification(Self.token(2)))
+        #expect(refused == .rejected(status: 403, reason: .invalidProviderToken, timestamp: nil))
+        #expect(server.simulator.stats.accepted == 1)
+        await withCertificate.shutdown()
+        await withToken.shutdown()
+        await server.simulator.shutdown()
+    }
+
     @Test func anHourOldTokenIsExpiredUntilTheClockRotatesIt() async throws {
         let fixture = try Fixture()
         let server = try fixture.simulator()
