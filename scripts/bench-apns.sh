@@ -81,14 +81,23 @@ h2load_headers=(-H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-prio
 client_command="pushrelay apns-send --count $N --connections $CONNECTIONS --in-flight $IN_FLIGHT --topic $topic --key key.p8 --key-id $key_id --team-id $team_id --token $token --payload <payload>"
 h2load_command="h2load -n $N -c $CONNECTIONS -m $STREAMS -H apns-topic/apns-push-type/apns-priority/apns-id/authorization -d payload.json https://127.0.0.1:PORT/3/device/<token>"
 
-# h2load_rate strict|lenient URL [headers...]: req/s. Strict (our simulator): every request
-# must get a 2xx. Lenient (nghttpd, not ours): a few errored streams are reported, not fatal.
+# h2load_rate strict|lenient URL [headers...]: req/s.
+# Strict (our simulator): every request answered must be a 2xx. Like APNs, the simulator
+# allows one stream per connection until a request has carried a valid token, and h2load
+# does not wait for its SETTINGS: up to CONNECTIONS × (STREAMS − 1) of h2load's first streams
+# may be refused (REFUSED_STREAM, counted by h2load as failed); more than that fails the run.
+# Lenient (nghttpd, not ours): errors are reported, not fatal.
 h2load_rate() {
   local mode=$1 url=$2; shift 2
-  local out
+  local out succeeded failed
   out=$(h2load -n "$N" -c "$CONNECTIONS" -m "$STREAMS" "$@" -d "$work/payload.json" "$url" 2>&1)
-  if ! grep -q "status codes: $N 2xx" <<<"$out"; then
-    [ "$mode" = strict ] && { echo "h2load: not every request succeeded:" >&2; echo "$out" >&2; exit 1; }
+  succeeded=$(sed -n 's/^requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1/p' <<<"$out")
+  failed=$(sed -n 's/^requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\2/p' <<<"$out")
+  if [ "$failed" != 0 ]; then
+    if [ "$mode" = strict ] && ! { [ "$failed" -le $((CONNECTIONS * (STREAMS - 1))) ] &&
+         grep -q "status codes: $succeeded 2xx, 0 3xx, 0 4xx, 0 5xx" <<<"$out"; }; then
+      echo "h2load: requests failed:" >&2; echo "$out" >&2; exit 1
+    fi
     echo "h2load ($url): $(grep '^requests:' <<<"$out")" >&2
   fi
   sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out"
@@ -120,9 +129,14 @@ section=$(cat <<MD
 ## APNs client and simulator
 
 \`make bench-apns\` (N=$N, $RUNS runs, medians), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)).
-Everything runs on 127.0.0.1 over TLS with HTTP/2; the simulator checks the ES256 JWT of
-every connection (one signature check per connection, then a cached comparison) and
-validates every request as APNs would.
+Everything runs on 127.0.0.1 over TLS with HTTP/2, one event-loop thread on each side; the
+simulator checks the ES256 JWT of every connection (one signature check per connection,
+then a cached comparison) and validates every request as APNs would. The client sends each
+notification to its own device token with its own \`apns-id\` (never-indexed in HPACK, as
+in a real broadcast); h2load repeats one request, whose headers HPACK then indexes whole.
+Like APNs, the simulator allows one stream until a request carried a valid token; h2load
+does not wait for that, so a few of its first streams per connection are refused (see the
+script's output).
 
 | sender → server | requests/s | ratio |
 | --- | ---: | ---: |
