@@ -76,10 +76,18 @@ nghttpd -d "$work/docroot" "$ref_port" "$work/nghttpd.key" "$work/nghttpd.crt" >
 pids+=($!)
 wait_for_port "$ref_port"
 
+# h2load sends to the same distinct device tokens as the client: the token's last 8 digits
+# count up (apns-send --count does the same).
+python3 - "$N" "$sim_port" "$token" >"$work/uris.txt" <<'PY'
+import sys
+n, port, token = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sys.stdout.write("".join(f"https://127.0.0.1:{port}/3/device/{token[:-8]}{i & 0xffffffff:08x}\n" for i in range(n)))
+PY
+
 h2load_headers=(-H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10"
   -H "apns-id: 5d3f0a4e-1b2c-4d5e-8f90-123456789abc" -H "authorization: bearer $jwt")
 client_command="pushrelay apns-send --count $N --connections $CONNECTIONS --in-flight $IN_FLIGHT --topic $topic --key key.p8 --key-id $key_id --team-id $team_id --token $token --payload <payload>"
-h2load_command="h2load -n $N -c $CONNECTIONS -m $STREAMS -H apns-topic/apns-push-type/apns-priority/apns-id/authorization -d payload.json https://127.0.0.1:PORT/3/device/<token>"
+h2load_command="h2load -n $N -c $CONNECTIONS -m $STREAMS -H apns-topic/apns-push-type/apns-priority/apns-id/authorization -d payload.json -i uris.txt"
 
 # h2load_rate strict|lenient URL [headers...]: req/s.
 # Strict (our simulator): every request answered must be a 2xx. Like APNs, the simulator
@@ -89,8 +97,9 @@ h2load_command="h2load -n $N -c $CONNECTIONS -m $STREAMS -H apns-topic/apns-push
 # Lenient (nghttpd, not ours): errors are reported, not fatal.
 h2load_rate() {
   local mode=$1 url=$2; shift 2
-  local out succeeded failed
-  out=$(h2load -n "$N" -c "$CONNECTIONS" -m "$STREAMS" "$@" -d "$work/payload.json" "$url" 2>&1)
+  local out succeeded failed target=("$url")
+  [ -f "$url" ] && target=(-i "$url")
+  out=$(h2load -n "$N" -c "$CONNECTIONS" -m "$STREAMS" "$@" -d "$work/payload.json" "${target[@]}" 2>&1)
   succeeded=$(sed -n 's/^requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1/p' <<<"$out")
   failed=$(sed -n 's/^requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\2/p' <<<"$out")
   if [ "$failed" != 0 ]; then
@@ -103,6 +112,7 @@ h2load_rate() {
   sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out"
 }
 
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 client_rates=() sim_rates=() ref_rates=()
 for run in $(seq 1 "$RUNS"); do
   out=$(PUSHRELAY_APNS_SANDBOX_URL="https://127.0.0.1:$sim_port" PUSHRELAY_APNS_CA_FILE="$work/sim-cert.pem" \
@@ -111,7 +121,7 @@ for run in $(seq 1 "$RUNS"); do
     --payload "$(cat "$work/payload.json")" 2>&1) || { echo "apns-send failed:" >&2; echo "$out" >&2; exit 1; }
   grep -q "accepted $N," <<<"$out" || { echo "apns-send: not every notification was accepted:" >&2; echo "$out" >&2; exit 1; }
   client=$(sed -n 's/.*: \([0-9]*\) notifications\/s$/\1/p' <<<"$out")
-  sim=$(h2load_rate strict "https://127.0.0.1:$sim_port/3/device/$token" "${h2load_headers[@]}")
+  sim=$(h2load_rate strict "$work/uris.txt" "${h2load_headers[@]}")
   ref=$(h2load_rate lenient "https://127.0.0.1:$ref_port/3/device/$token")
   printf 'run %d: client %s/s, h2load→simulator %s/s, h2load→nghttpd %s/s\n' "$run" "$client" "$sim" "$ref"
   client_rates+=("$client") sim_rates+=("$sim") ref_rates+=("$ref")
@@ -128,12 +138,14 @@ printf '\nmedians of %d runs: client %.0f/s, h2load→simulator %.0f/s (client/h
 section=$(cat <<MD
 ## APNs client and simulator
 
-\`make bench-apns\` (N=$N, $RUNS runs, medians), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)).
+\`make bench-apns\` (N=$N, $RUNS runs, medians), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)),
+load average $load_before before the run (other work shares this machine).
 Everything runs on 127.0.0.1 over TLS with HTTP/2, one event-loop thread on each side; the
 simulator checks the ES256 JWT of every connection (one signature check per connection,
-then a cached comparison) and validates every request as APNs would. The client sends each
-notification to its own device token with its own \`apns-id\` (never-indexed in HPACK, as
-in a real broadcast); h2load repeats one request, whose headers HPACK then indexes whole.
+then a cached comparison) and validates every request as APNs would. Both senders send each
+notification to its own device token (\`uris.txt\`: the $N tokens \`apns-send --count\` makes).
+The client also gives each its own \`apns-id\`, as it must; h2load repeats one, which HPACK
+then indexes (and the simulator echoes it, indexed too).
 Like APNs, the simulator allows one stream until a request carried a valid token; h2load
 does not wait for that, so a few of its first streams per connection are refused (see the
 script's output).
