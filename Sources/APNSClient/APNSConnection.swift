@@ -50,6 +50,8 @@ final class APNSConnection {
     private var pingSentAt: Double?
     private var receiving = false
     private var closeRequested: String?
+    /// Where `readable` finds the input's chunks.
+    private var inputChunks = [iovec](repeating: iovec(), count: 16)
     /// Reused for every request's headers.
     private var headerBlock = RequestHeaderBlock()
     /// `bearer <jwt>` for the provider token last sent.
@@ -212,15 +214,28 @@ final class APNSConnection {
     private func readable() {
         guard let bufferEvent, let session else { return }
         let input = bufferevent_get_input(bufferEvent)
-        let length = evbuffer_get_length(input)
-        guard length > 0, let data = evbuffer_pullup(input, -1) else { return }
+        guard evbuffer_get_length(input) > 0 else { return }
+        // Chunk by chunk as libevent holds them (nghttp2 keeps partial frames itself), rather
+        // than copying the input into one block first.
         receiving = true
-        let consumed = nghttp2_session_mem_recv(session, data, length)
+        var error: Int = 0
+        while error == 0, evbuffer_get_length(input) > 0 {
+            let chunks = Int(evbuffer_peek(input, -1, nil, &inputChunks, Int32(inputChunks.count)))
+            var received = 0
+            for chunk in inputChunks.prefix(min(chunks, inputChunks.count)) {
+                let consumed = nghttp2_session_mem_recv(session, chunk.iov_base.assumingMemoryBound(to: UInt8.self), chunk.iov_len)
+                if consumed < 0 {
+                    error = consumed
+                    break
+                }
+                received += chunk.iov_len
+            }
+            evbuffer_drain(input, received)
+        }
         receiving = false
-        evbuffer_drain(input, length)
         lastActivity = monotonicSeconds()
-        if consumed < 0 {
-            close("HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(consumed))))")
+        if error < 0 {
+            close("HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(error))))")
             return
         }
         finishCallbacks()

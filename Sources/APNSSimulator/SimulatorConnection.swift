@@ -308,6 +308,13 @@ private func connection(_ context: UnsafeMutableRawPointer?) -> SimulatorConnect
     Unmanaged<SimulatorConnection>.fromOpaque(context!).takeUnretainedValue()
 }
 
+/// For nghttp2's callbacks: they run inside `nghttp2_session_mem_recv`/`mem_send`, whose
+/// callers keep the connection alive, so it is used without a retain per callback (a
+/// request makes a dozen of them).
+private func withConnection<R>(_ context: UnsafeMutableRawPointer?, _ body: (SimulatorConnection) -> R) -> R {
+    Unmanaged<SimulatorConnection>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
+}
+
 private func connectionRead(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     let owner = connection(context)
     withExtendedLifetime(owner) { owner.readable() }
@@ -344,7 +351,7 @@ private func connectionReadBody(
     _ flags: UnsafeMutablePointer<UInt32>?, _: UnsafeMutablePointer<nghttp2_data_source>?,
     _ context: UnsafeMutableRawPointer?
 ) -> Int {
-    connection(context).readResponseBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
+    withConnection(context) { $0.readResponseBody(streamID: streamID, into: buffer!, length: length, flags: flags!) }
 }
 
 private func isRequestHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Bool {
@@ -355,7 +362,7 @@ func simulatorOnBeginHeaders(
     _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, isRequestHeaders(frame) else { return 0 }
-    connection(context).beginRequest(streamID: frame.pointee.hd.stream_id)
+    withConnection(context) { $0.beginRequest(streamID: frame.pointee.hd.stream_id) }
     return 0
 }
 
@@ -364,11 +371,13 @@ func simulatorOnHeader(
     _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _: UInt8, _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, isRequestHeaders(frame) else { return 0 }
-    connection(context).header(
-        streamID: frame.pointee.hd.stream_id,
-        name: UnsafeBufferPointer(start: name, count: nameLength),
-        value: UnsafeBufferPointer(start: value, count: valueLength)
-    )
+    withConnection(context) {
+        $0.header(
+            streamID: frame.pointee.hd.stream_id,
+            name: UnsafeBufferPointer(start: name, count: nameLength),
+            value: UnsafeBufferPointer(start: value, count: valueLength)
+        )
+    }
     return 0
 }
 
@@ -376,7 +385,7 @@ func simulatorOnDataChunk(
     _: OpaquePointer?, _: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
     _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
-    connection(context).body(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+    withConnection(context) { $0.body(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length)) }
     return 0
 }
 
@@ -387,7 +396,7 @@ func simulatorOnFrame(
     let type = frame.pointee.hd.type
     let ended = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     if ended, type == UInt8(NGHTTP2_DATA.rawValue) || type == UInt8(NGHTTP2_HEADERS.rawValue) {
-        connection(context).requestComplete(streamID: frame.pointee.hd.stream_id)
+        withConnection(context) { $0.requestComplete(streamID: frame.pointee.hd.stream_id) }
     }
     return 0
 }
@@ -395,6 +404,6 @@ func simulatorOnFrame(
 func simulatorOnStreamClose(
     _: OpaquePointer?, _ streamID: Int32, _: UInt32, _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
-    connection(context).streamClosed(streamID: streamID)
+    withConnection(context) { $0.streamClosed(streamID: streamID) }
     return 0
 }
