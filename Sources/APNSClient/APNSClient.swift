@@ -98,8 +98,8 @@ public final class APNSClient: Sendable {
                 sendable.append(index)
             }
         }
-        // Wait for a quarter of the window to be free, so answers are handed back in bulk
-        // rather than one slot at a time.
+        // Wait for a quarter of the window to be free, so the loops get notifications in
+        // bulk rather than one freed slot at a time.
         let chunk = max(1, limiter.limit / 4)
         var next = 0
         while next < sendable.count {

@@ -40,6 +40,9 @@ final class AsyncLimiter: Sendable {
     /// Holders now, and the most ever seen at once.
     var usage: (inUse: Int, highWater: Int) { state.withLock { ($0.inUse, $0.highWater) } }
 
+    /// Acquisitions waiting now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     func acquire() async {
         _ = await acquire(upTo: 1, atLeast: 1)
     }
