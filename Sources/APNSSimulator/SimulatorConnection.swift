@@ -254,10 +254,11 @@ final class SimulatorConnection {
         let status = ResponseHeaders.statusValues[response.status] ?? StaticBytes(String(response.status))
         var id = apnsID
         id.withUTF8 { idBytes in
-            var headers = [
-                ResponseHeaders.status.header(value: status),
-                ResponseHeaders.apnsID.header(value: idBytes),
-            ]
+            // A new apns-id with every response: never indexed, as it would only push the
+            // fields that do repeat out of the client's HPACK table.
+            var apnsIDHeader = ResponseHeaders.apnsID.header(value: idBytes)
+            apnsIDHeader.flags |= UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+            var headers = [ResponseHeaders.status.header(value: status), apnsIDHeader]
             if stream.responseBody.isEmpty {
                 _ = nghttp2_submit_response(session, streamID, &headers, headers.count, nil)
             } else {
