@@ -131,9 +131,14 @@ client_median=$(printf '%s\n' "${client_rates[@]}" | median)
 sim_median=$(printf '%s\n' "${sim_rates[@]}" | median)
 ref_median=$(printf '%s\n' "${ref_rates[@]}" | median)
 ratio=$(awk -v a="$client_median" -v b="$sim_median" 'BEGIN { printf "%.2f", a / b }')
+ratios=()
+for i in $(seq 0 $((RUNS - 1))); do
+  ratios+=("$(awk -v a="${client_rates[$i]}" -v b="${sim_rates[$i]}" 'BEGIN { printf "%.2f", a / b }')")
+done
+ratio_median=$(printf '%s\n' "${ratios[@]}" | median)
 sim_ratio=$(awk -v a="$sim_median" -v b="$ref_median" 'BEGIN { printf "%.2f", a / b }')
-printf '\nmedians of %d runs: client %.0f/s, h2load→simulator %.0f/s (client/h2load %s), h2load→nghttpd %.0f/s (simulator/nghttpd %s)\n' \
-  "$RUNS" "$client_median" "$sim_median" "$ratio" "$ref_median" "$sim_ratio"
+printf '\nmedians of %d runs: client %.0f/s, h2load→simulator %.0f/s (client/h2load %s; median of the per-run ratios %s), h2load→nghttpd %.0f/s (simulator/nghttpd %s)\n' \
+  "$RUNS" "$client_median" "$sim_median" "$ratio" "$ratio_median" "$ref_median" "$sim_ratio"
 
 section=$(cat <<MD
 ## APNs client and simulator
@@ -156,8 +161,9 @@ script's output).
 | h2load → simulator (same headers, JWT and payload) | $(printf '%.0f' "$sim_median") | simulator / nghttpd: $sim_ratio |
 | h2load → nghttpd (reference: empty file at the token path) | $(printf '%.0f' "$ref_median") | 1.00 |
 
-Per run (client, h2load → simulator, h2load → nghttpd):
-$(for i in $(seq 0 $((RUNS - 1))); do printf -- '- %s, %s, %s\n' "${client_rates[$i]}" "${sim_rates[$i]}" "${ref_rates[$i]}"; done)
+Per run (client, h2load → simulator, h2load → nghttpd; client / h2load), the median of
+the per-run ratios being $ratio_median:
+$(for i in $(seq 0 $((RUNS - 1))); do printf -- '- %s, %s, %s; %s\n' "${client_rates[$i]}" "${sim_rates[$i]}" "${ref_rates[$i]}" "${ratios[$i]}"; done)
 
 Commands (in the same run, against the same simulator, one event-loop thread each side):
 - \`$client_command\`
