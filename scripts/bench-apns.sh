@@ -150,7 +150,8 @@ simulator checks the ES256 JWT of every connection (one signature check per conn
 then a cached comparison) and validates every request as APNs would. Both senders send each
 notification to its own device token (\`uris.txt\`: the $N tokens \`apns-send --count\` makes).
 The client also gives each its own \`apns-id\`, as it must; h2load repeats one, which HPACK
-then indexes (and the simulator echoes it, indexed too).
+then indexes (the simulator's echo of it is never indexed, for either). nghttpd's reference
+run requests one path over and over.
 Like APNs, the simulator allows one stream until a request carried a valid token; h2load
 does not wait for that, so a few of its first streams per connection are refused (see the
 script's output).
