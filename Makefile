@@ -5,7 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata nghttp2-client nghttp2-server
 
-.PHONY: all deps build release run test clean
+.PHONY: all deps build release run test clean bench bench-apns
 
 all: build
 
@@ -27,6 +27,13 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests
 	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
+
+# Throughput benchmarks; each writes its figures, beside a reference, to docs/benchmarks.md.
+bench: bench-apns
+
+# The APNs client and h2load against the simulator, h2load against nghttpd (N=200000, RUNS=3).
+bench-apns: release
+	scripts/bench-apns.sh
 
 clean:
 	rm -rf .build
