@@ -1,16 +1,25 @@
-# PushRelay: `make run` starts the relay, `make test` runs every test.
-# Both install the Debian packages they need when missing.
+# PushRelay: `make run` starts the relay, `make test` runs every test, `make bench` measures.
+# Each installs the Debian packages it needs when missing.
 
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
-PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata nghttp2-client nghttp2-server
+# Build: the C libraries. Run: PostgreSQL, openssl and curl (make run's demo app).
+# Tests: tzdata (schedule rules), nghttp2's client and server (outside HTTP/2 peers),
+# wrk and pgbench (benchmarks), python3 with the official JPush SDK (interop tests).
+PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata \
+	nghttp2-client nghttp2-server wrk python3 python3-pip
 
-.PHONY: all deps build release run test clean
+.PHONY: all deps jpush-sdk build release run test bench bench-apns bench-devices clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh $(PACKAGES)
+
+# The official JPush Python SDK, which the interop tests drive against the relay.
+jpush-sdk: deps
+	@python3 -c 'import jpush' 2>/dev/null || python3 -m pip install --quiet jpush 2>/dev/null \
+	  || python3 -m pip install --quiet --break-system-packages jpush
 
 build: deps
 	$(SWIFT) build
@@ -24,24 +33,20 @@ run: release
 	scripts/run.sh
 
 # Every test, against a throwaway PostgreSQL cluster.
-test: deps
+test: deps jpush-sdk
 	$(SWIFT) build --build-tests
 	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
 
-clean:
-	rm -rf .build
+# Throughput benchmarks; each writes its figures, beside a reference, to docs/benchmarks.md.
+bench: bench-apns bench-devices
 
-# Device registry: the official JPush Python SDK drives its integration test; wrk and
-# pgbench (from postgresql) run its benchmark.
-PACKAGES += wrk curl
-.PHONY: jpush-sdk bench bench-devices
-test: jpush-sdk
-jpush-sdk:
-	@scripts/install-deps.sh python3 python3-pip
-	@python3 -c 'import jpush' 2>/dev/null || python3 -m pip install --quiet jpush 2>/dev/null \
-	  || python3 -m pip install --quiet --break-system-packages jpush
+# The APNs client and h2load against the simulator, h2load against nghttpd (N=200000, RUNS=3).
+bench-apns: release
+	scripts/bench-apns.sh
 
-bench: bench-devices
 # Registrations/s through the API beside pgbench on the same upsert, and the 1M-row import.
 bench-devices: release
 	scripts/with-test-postgres.sh scripts/bench-devices.sh
+
+clean:
+	rm -rf .build

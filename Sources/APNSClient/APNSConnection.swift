@@ -17,7 +17,7 @@ final class APNSConnection {
         let token: String?
         let sentAt: Double
         var status = 0
-        var apnsID: String?
+        var apnsID: UUID?
         var response: [UInt8] = []
         var timedOut = false
 
@@ -31,7 +31,9 @@ final class APNSConnection {
 
     let id: Int
     private(set) var state = State.connecting
-    private unowned let pool: ConnectionPool
+    /// `unowned(unsafe)`: the pool outlives its connections (it finishes shutting down only
+    /// once every connection has closed), and a checked reference costs an atomic per use.
+    private unowned(unsafe) let pool: ConnectionPool
     private var bufferEvent: OpaquePointer?
     private var session: OpaquePointer?
     private var streams: [Int32: Stream] = [:]
@@ -48,6 +50,15 @@ final class APNSConnection {
     private var pingSentAt: Double?
     private var receiving = false
     private var closeRequested: String?
+    /// Where `readable` finds the input's chunks.
+    private var inputChunks = [iovec](repeating: iovec(), count: 16)
+    /// Reused for every request's headers.
+    private var headerBlock = RequestHeaderBlock()
+    /// `bearer <jwt>` for the provider token last sent.
+    private var authorizationToken: String?
+    private var authorization: [UInt8] = []
+    /// The time of the current batch of submissions (one clock read per dispatch).
+    var now = monotonicSeconds()
 
     var hasCapacity: Bool { state == .ready && streams.count < peerMaxStreams }
 
@@ -89,29 +100,30 @@ final class APNSConnection {
     /// Opens a stream for `request`.
     ///
     /// - Returns: false when the session takes no more streams (GOAWAY, ids used up).
-    func submit(_ request: PendingRequest, token: String?, authority: String) -> Bool {
+    func submit(_ request: PendingRequest, token: String?, authority: [UInt8]) -> Bool {
         guard state == .ready, let session else { return false }
-        let notification = request.notification
-        var headers: [(String, String)] = [
-            (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", notification.path),
-        ]
-        if let token { headers.append(("authorization", "bearer \(token)")) }
-        for header in notification.headers { headers.append((header.name, header.value)) }
-        headers.append(("content-length", String(notification.payload.count)))
-
-        var provider = nghttp2_data_provider()
-        provider.read_callback = { session, streamID, buffer, length, flags, _, context in
-            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
-            return connection.readBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
+        if let token, token != authorizationToken {
+            authorizationToken = token
+            authorization = Array("bearer \(token)".utf8)
         }
-        let streamID = APNSConnection.withNameValues(headers) { nameValues, count in
-            nghttp2_submit_request(session, nil, nameValues, count, &provider, nil)
+        headerBlock.build(request.notification, authority: authority, authorization: token == nil ? nil : authorization)
+        // nghttp2 hands the stream back to every callback (as the data source and as the
+        // stream's user data), so they need no table lookup; `streams` keeps it alive.
+        let stream = Stream(request: request, token: token, sentAt: now)
+        let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: streamPointer), read_callback: { _, _, buffer, length, flags, source, _ in
+            Unmanaged<Stream>.fromOpaque(source!.pointee.ptr!)._withUnsafeGuaranteedRef { stream in
+                APNSConnection.readBody(stream, into: buffer!, length: length, flags: flags!)
+            }
+        })
+        let streamID = headerBlock.withNameValues { nameValues, count in
+            nghttp2_submit_request(session, nil, nameValues, count, &provider, streamPointer)
         }
         guard streamID > 0 else {
             state = .draining
             return false
         }
-        streams[streamID] = Stream(request: request, token: token, sentAt: monotonicSeconds())
+        streams[streamID] = stream
         pool.streamOpened(connectionStreams: streams.count)
         if !receiving { flush() }
         return true
@@ -202,15 +214,28 @@ final class APNSConnection {
     private func readable() {
         guard let bufferEvent, let session else { return }
         let input = bufferevent_get_input(bufferEvent)
-        let length = evbuffer_get_length(input)
-        guard length > 0, let data = evbuffer_pullup(input, -1) else { return }
+        guard evbuffer_get_length(input) > 0 else { return }
+        // Chunk by chunk as libevent holds them (nghttp2 keeps partial frames itself), rather
+        // than copying the input into one block first.
         receiving = true
-        let consumed = nghttp2_session_mem_recv(session, data, length)
+        var error: Int = 0
+        while error == 0, evbuffer_get_length(input) > 0 {
+            let chunks = Int(evbuffer_peek(input, -1, nil, &inputChunks, Int32(inputChunks.count)))
+            var received = 0
+            for chunk in inputChunks.prefix(min(chunks, inputChunks.count)) {
+                let consumed = nghttp2_session_mem_recv(session, chunk.iov_base.assumingMemoryBound(to: UInt8.self), chunk.iov_len)
+                if consumed < 0 {
+                    error = consumed
+                    break
+                }
+                received += chunk.iov_len
+            }
+            evbuffer_drain(input, received)
+        }
         receiving = false
-        evbuffer_drain(input, length)
         lastActivity = monotonicSeconds()
-        if consumed < 0 {
-            close("HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(consumed))))")
+        if error < 0 {
+            close("HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(error))))")
             return
         }
         finishCallbacks()
@@ -270,23 +295,32 @@ final class APNSConnection {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { return false }
         defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, context in
-            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
-            connection.header(frame: frame!.pointee, name: UnsafeBufferPointer(start: name, count: nameLength),
-                              value: UnsafeBufferPointer(start: value, count: valueLength))
+        // These run inside nghttp2_session_mem_recv/mem_send, whose callers hold the
+        // connection: no retain is needed to use it. A stream comes as nghttp2's user data.
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, nameLength, value, valueLength, _, _ in
+            guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+                  let stream = nghttp2_session_get_stream_user_data(session, frame.pointee.hd.stream_id) else { return 0 }
+            Unmanaged<Stream>.fromOpaque(stream)._withUnsafeGuaranteedRef { stream in
+                APNSConnection.header(stream, name: UnsafeBufferPointer(start: name, count: nameLength),
+                                      value: UnsafeBufferPointer(start: value, count: valueLength))
+            }
             return 0
         }
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, context in
-            let connection = Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue()
-            connection.dataChunk(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, length, _ in
+            guard let stream = nghttp2_session_get_stream_user_data(session, streamID) else { return 0 }
+            Unmanaged<Stream>.fromOpaque(stream)._withUnsafeGuaranteedRef { stream in
+                // Error bodies are small JSON; anything past 16 KiB is not worth keeping.
+                stream.response.append(contentsOf: UnsafeBufferPointer(start: data, count: length)
+                    .prefix(max(0, 16384 - stream.response.count)))
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, context in
-            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().streamClosed(streamID, errorCode: errorCode)
+            Unmanaged<APNSConnection>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.streamClosed(streamID, errorCode: errorCode) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
-            Unmanaged<APNSConnection>.fromOpaque(context!).takeUnretainedValue().frameReceived(frame!.pointee)
+            Unmanaged<APNSConnection>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.frameReceived(frame!.pointee) }
             return 0
         }
         var session: OpaquePointer?
@@ -301,19 +335,17 @@ final class APNSConnection {
         return nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0
     }
 
-    private func header(frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = streams[frame.hd.stream_id] else { return }
+    private static func header(_ stream: Stream, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         if name.elementsEqual(":status".utf8) {
-            stream.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
+            var status = 0
+            for digit in value {
+                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9"), status < 1000 else { status = 0; break }
+                status = status * 10 + Int(digit - UInt8(ascii: "0"))
+            }
+            stream.status = status
         } else if name.elementsEqual("apns-id".utf8) {
-            stream.apnsID = String(decoding: value, as: UTF8.self)
+            stream.apnsID = APNSID.parse(value)
         }
-    }
-
-    private func dataChunk(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID] else { return }
-        // Error bodies are small JSON; anything past 16 KiB is not worth keeping.
-        stream.response.append(contentsOf: data.prefix(max(0, 16384 - stream.response.count)))
     }
 
     private func streamClosed(_ streamID: Int32, errorCode: UInt32) {
@@ -326,8 +358,10 @@ final class APNSConnection {
         } else if stream.timedOut {
             pool.timedOut(stream.request)
         } else {
-            let why = errorCode == NGHTTP2_REFUSED_STREAM.rawValue ? "stream refused" : "stream reset (\(errorCode))"
-            pool.retry(stream.request, because: why)
+            // nghttp2 also closes the streams past a GOAWAY's last stream id as refused.
+            let refused = errorCode == NGHTTP2_REFUSED_STREAM.rawValue
+            pool.retry(stream.request, because: refused ? "stream refused" : "stream reset (\(errorCode))",
+                       countsAsAttempt: !(refused && answeredAny))
         }
     }
 
@@ -352,8 +386,7 @@ final class APNSConnection {
         }
     }
 
-    private func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+    private static func readBody(_ stream: Stream, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
         let count = min(length, stream.body.count - stream.offset)
         if count > 0 {
             stream.body.withUnsafeBufferPointer { body in
@@ -363,27 +396,5 @@ final class APNSConnection {
         stream.offset += count
         if stream.offset == stream.body.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count
-    }
-
-    /// Lays the headers out in one buffer and passes nghttp2 name/value pairs pointing into it
-    /// (nghttp2 copies them during `nghttp2_submit_request`).
-    private static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var storage: [UInt8] = []
-        var offsets: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
-        for (name, value) in headers {
-            let nameStart = storage.count
-            storage.append(contentsOf: name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: value.utf8)
-            offsets.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart))
-        }
-        return storage.withUnsafeMutableBufferPointer { bytes in
-            let start = bytes.baseAddress!
-            let nameValues = offsets.map { offset in
-                nghttp2_nv(name: start + offset.name, value: start + offset.value, namelen: offset.nameLength,
-                           valuelen: offset.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-            }
-            return nameValues.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
     }
 }

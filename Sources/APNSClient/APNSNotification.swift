@@ -21,7 +21,7 @@ public struct APNSNotification: Sendable, Hashable {
 
     public init(
         deviceToken: String, topic: String, pushType: APNSPushType = .alert, priority: APNSPriority = .immediate,
-        expiration: Int? = nil, collapseID: String? = nil, apnsID: UUID = UUID(), payload: [UInt8]
+        expiration: Int? = nil, collapseID: String? = nil, apnsID: UUID = APNSNotification.makeID(), payload: [UInt8]
     ) {
         self.deviceToken = deviceToken
         self.topic = topic
@@ -32,6 +32,10 @@ public struct APNSNotification: Sendable, Hashable {
         self.apnsID = apnsID
         self.payload = payload
     }
+
+    /// A fresh `apns-id`: a version-4-shaped UUID, unique within the process and made
+    /// without a system call (the default for `apnsID`).
+    public static func makeID() -> UUID { APNSID.make() }
 
     /// The request path, `/3/device/<token>`.
     public var path: String { "/3/device/\(deviceToken)" }
@@ -53,9 +57,11 @@ public struct APNSNotification: Sendable, Hashable {
     ///
     /// - Returns: the first problem found, or nil when the notification can be sent.
     public func validate() -> APNSValidationError? {
-        if deviceToken.isEmpty || deviceToken.utf8.count % 2 != 0 || !deviceToken.utf8.allSatisfy(\.isHexDigit) {
-            return .badDeviceToken
+        var token = deviceToken
+        let isHex = token.withUTF8 { bytes in
+            !bytes.isEmpty && bytes.count % 2 == 0 && bytes.allSatisfy(\.isHexDigit)
         }
+        if !isHex { return .badDeviceToken }
         if topic.isEmpty { return .missingTopic }
         if payload.isEmpty { return .payloadEmpty }
         if payload.count > pushType.maxPayloadSize {

@@ -45,7 +45,7 @@ extension APNSResult {
     ///   - sentID: the id we sent, reported when a 200 carries none.
     public init(status: Int, apnsID: String?, body: [UInt8], sentID: UUID) {
         if status == 200 {
-            self = .accepted(apnsID: apnsID.flatMap(UUID.init(uuidString:)) ?? sentID)
+            self = .accepted(apnsID: apnsID.flatMap { APNSID.parse($0.utf8) } ?? sentID)
             return
         }
         var reason = APNSReason.unknown("")

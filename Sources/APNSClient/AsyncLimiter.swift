@@ -1,48 +1,78 @@
 import Synchronization
 
-/// A counting semaphore for tasks: at most `limit` holders; further `acquire` calls suspend
-/// in FIFO order until a holder releases.
+/// A counting semaphore for tasks: at most `limit` slots held; further acquisitions suspend
+/// in FIFO order until holders release.
+///
+/// A batch takes many slots at once (`acquire(upTo:atLeast:)`) and waits until a good
+/// number are free, so a large send is handed over in chunks rather than slot by slot.
 final class AsyncLimiter: Sendable {
-    private struct State {
-        var available: Int
-        var waiters = Deque<CheckedContinuation<Void, Never>>()
-        var inUse = 0
-        var highWater = 0
+    private struct Waiter {
+        var minimum: Int
+        var maximum: Int
+        var continuation: CheckedContinuation<Int, Never>
     }
 
+    private struct State {
+        var available: Int
+        var waiters = Deque<Waiter>()
+        var inUse = 0
+        var highWater = 0
+
+        /// Takes up to `maximum` slots when at least `minimum` are free.
+        mutating func take(minimum: Int, maximum: Int) -> Int? {
+            guard available >= minimum else { return nil }
+            let granted = min(maximum, available)
+            available -= granted
+            inUse += granted
+            highWater = max(highWater, inUse)
+            return granted
+        }
+    }
+
+    let limit: Int
     private let state: Mutex<State>
 
     init(limit: Int) {
+        self.limit = limit
         state = Mutex(State(available: limit))
     }
 
     /// Holders now, and the most ever seen at once.
     var usage: (inUse: Int, highWater: Int) { state.withLock { ($0.inUse, $0.highWater) } }
 
+    /// Acquisitions waiting now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { state -> Bool in
-                guard state.available > 0 else {
-                    state.waiters.append(continuation)
-                    return false
-                }
-                state.available -= 1
-                state.inUse += 1
-                state.highWater = max(state.highWater, state.inUse)
-                return true
+        _ = await acquire(upTo: 1, atLeast: 1)
+    }
+
+    /// Waits until at least `minimum` slots are free (clamped to 1…`limit`), then takes up to `maximum`.
+    ///
+    /// - Returns: the number of slots taken, from `minimum` to `maximum`.
+    func acquire(upTo maximum: Int, atLeast minimum: Int) async -> Int {
+        let minimum = max(1, min(minimum, limit, maximum))
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let granted = state.withLock { state -> Int? in
+                if state.waiters.isEmpty, let granted = state.take(minimum: minimum, maximum: maximum) { return granted }
+                state.waiters.append(Waiter(minimum: minimum, maximum: maximum, continuation: continuation))
+                return nil
             }
-            if granted { continuation.resume() }
+            if let granted { continuation.resume(returning: granted) }
         }
     }
 
-    func release() {
-        // The slot passes straight to the longest waiter, if any.
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiters.popFirst() { return waiter }
-            state.available += 1
-            state.inUse -= 1
-            return nil
+    func release(_ count: Int = 1) {
+        // Slots go to the waiters in order, as soon as the first one's minimum is free.
+        var resumed: [(CheckedContinuation<Int, Never>, Int)] = []
+        state.withLock { state in
+            state.available += count
+            state.inUse -= count
+            while let first = state.waiters.first, let granted = state.take(minimum: first.minimum, maximum: first.maximum) {
+                _ = state.waiters.popFirst()
+                resumed.append((first.continuation, granted))
+            }
         }
-        next?.resume()
+        for (continuation, granted) in resumed { continuation.resume(returning: granted) }
     }
 }

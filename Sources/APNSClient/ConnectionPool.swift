@@ -18,6 +18,7 @@ final class ConnectionPool: @unchecked Sendable {
     private let counters: StatisticsCounters
 
     private var connections: [APNSConnection] = []
+    private let authority: [UInt8]
     private var pending = Deque<PendingRequest>()
     private var nextConnectionID = 0
     private var dispatchEvent: OpaquePointer?
@@ -46,6 +47,7 @@ final class ConnectionPool: @unchecked Sendable {
         self.clock = clock
         self.logger = logger
         self.counters = counters
+        self.authority = Array(configuration.authority.utf8)
         loop.execute { [self] in start() }
     }
 
@@ -79,6 +81,15 @@ final class ConnectionPool: @unchecked Sendable {
         scheduleDispatch()
     }
 
+    func enqueue(contentsOf requests: [PendingRequest]) {
+        guard !shuttingDown else {
+            for request in requests { finish(request, .failed(.shutdown)) }
+            return
+        }
+        for request in requests { pending.append(request) }
+        scheduleDispatch()
+    }
+
     func scheduleDispatch() {
         guard !dispatchScheduled, let dispatchEvent else { return }
         dispatchScheduled = true
@@ -99,14 +110,16 @@ final class ConnectionPool: @unchecked Sendable {
             }
         }
         let now = clock.now
+        let monotonicNow = monotonicSeconds()
         var candidates = connections.filter(\.hasCapacity)
+        for connection in candidates { connection.now = monotonicNow }
         while !candidates.isEmpty, let request = pending.popFirst() {
             if isExpired(request.notification, now: now) {
                 finish(request, .failed(.expired))
                 continue
             }
             let connection = candidates[0]
-            if !connection.submit(request, token: token, authority: configuration.authority) {
+            if !connection.submit(request, token: token, authority: authority) {
                 pending.prepend(request)
             }
             if !connection.hasCapacity { candidates.removeFirst() }
@@ -168,10 +181,12 @@ final class ConnectionPool: @unchecked Sendable {
         scheduleDispatch()
     }
 
-    func answered(_ request: PendingRequest, on connection: APNSConnection, status: Int, apnsID: String?, body: [UInt8], token: String?) {
+    func answered(_ request: PendingRequest, on connection: APNSConnection, status: Int, apnsID: UUID?, body: [UInt8], token: String?) {
         connectFailures = 0
         nextConnectAt = 0
-        let result = APNSResult(status: status, apnsID: apnsID, body: body, sentID: request.notification.apnsID)
+        let result = status == 200
+            ? APNSResult.accepted(apnsID: apnsID ?? request.notification.apnsID)
+            : APNSResult(status: status, apnsID: nil, body: body, sentID: request.notification.apnsID)
         if case .rejected(403, .expiredProviderToken, _) = result, let tokens, let token, !request.retriedWithNewToken,
            (try? tokens.tokenExpired(token)) == true {
             // One retry with the fresh token; a second ExpiredProviderToken goes to the caller.
@@ -190,8 +205,13 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// Sends `request` again (same apns-id) unless it ran out of attempts or time.
-    func retry(_ request: PendingRequest, because reason: String) {
-        request.attempts += 1
+    ///
+    /// - Parameter countsAsAttempt: false for a stream the server refused (REFUSED_STREAM,
+    ///   or past a GOAWAY's last stream) on a connection that answered others: such a
+    ///   stream was never processed, and a server that sends GOAWAY every N streams would
+    ///   otherwise use up the attempts of requests that merely queued behind others.
+    func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
+        if countsAsAttempt { request.attempts += 1 }
         if shuttingDown {
             finish(request, .failed(.shutdown))
         } else if request.attempts >= configuration.maxAttempts {

@@ -23,6 +23,8 @@ struct Deque<Element> {
         count += 1
     }
 
+    var first: Element? { count > 0 ? slots[head] : nil }
+
     mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         let element = slots[head]

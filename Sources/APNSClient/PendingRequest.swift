@@ -1,8 +1,14 @@
-/// One `send` on its way: the notification, its retry state, and the caller to resume.
+/// One notification on its way: the notification, its retry state, and whom to tell.
 ///
 /// Thread rule: made on the caller's task, then used only on the loop thread of the pool
-/// it was handed to. `finish` resumes the caller exactly once.
+/// it was handed to. `finish` reports exactly once.
 final class PendingRequest: @unchecked Sendable {
+    /// Whom the result goes to: a task waiting in `send(_:)`, or a slot of a batch.
+    enum Recipient {
+        case caller(CheckedContinuation<APNSResult, Never>)
+        case batch(SendBatch, index: Int)
+    }
+
     let notification: APNSNotification
     /// Connections that died under this request so far.
     var attempts = 0
@@ -10,21 +16,24 @@ final class PendingRequest: @unchecked Sendable {
     var retriedWithNewToken = false
     /// When it was queued, in `monotonicSeconds`.
     var queuedAt: Double
-    private var continuation: CheckedContinuation<APNSResult, Never>?
+    private var recipient: Recipient?
 
-    init(notification: APNSNotification, continuation: CheckedContinuation<APNSResult, Never>) {
+    init(notification: APNSNotification, recipient: Recipient, queuedAt: Double = monotonicSeconds()) {
         self.notification = notification
-        self.continuation = continuation
-        self.queuedAt = monotonicSeconds()
+        self.recipient = recipient
+        self.queuedAt = queuedAt
     }
 
-    /// Hands the result to the caller; a second call is a bug and is ignored.
+    /// Hands the result over; a second call is a bug and is ignored.
     func finish(_ result: APNSResult) {
-        guard let continuation else {
+        guard let recipient else {
             assertionFailure("request \(notification.apnsID) finished twice")
             return
         }
-        self.continuation = nil
-        continuation.resume(returning: result)
+        self.recipient = nil
+        switch recipient {
+        case let .caller(continuation): continuation.resume(returning: result)
+        case let .batch(batch, index): batch.finish(index, result)
+        }
     }
 }

@@ -59,6 +59,7 @@ public final class APNSSimulator: Sendable {
             var port = configuration.listen.port
             var controlPort: Int?
             do {
+                if port != 0 { try SimulatorEventLoop.checkPortFree(host: configuration.listen.host, port: port) }
                 for index in 0..<configuration.threads {
                     let loop = try SimulatorEventLoop(index: index, shared: shared)
                     loops.append(loop)

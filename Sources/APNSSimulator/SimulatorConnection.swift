@@ -45,6 +45,8 @@ final class SimulatorConnection {
     private var delayed: [Delayed] = []
     private var delayedHead = 0
     private var timer: OpaquePointer?
+    /// Set once the session is over: the connection closes when the client does, or when it fires.
+    private var lingerTimer: OpaquePointer?
     private(set) var isClosed = false
 
     init(loop: SimulatorEventLoop, bufferEvent: OpaquePointer) {
@@ -128,9 +130,24 @@ final class SimulatorConnection {
         }
         if evbuffer_get_length(output) == 0, nghttp2_session_want_read(session) == 0,
            nghttp2_session_want_write(session) == 0 {
-            close()
+            linger()
         }
     }
+
+    /// The session is over (GOAWAY sent, its streams answered), but the client may still
+    /// be sending requests it made before the GOAWAY reached it. Closing the socket with
+    /// those unread would make the kernel answer with a TCP reset, which destroys the last
+    /// responses still on their way to the client: so wait for the client to close (it
+    /// does once the GOAWAY arrives), reading and ignoring what it sends, at most
+    /// `lingerSeconds`.
+    private func linger() {
+        guard lingerTimer == nil else { return }
+        lingerTimer = event_new(loop.base, -1, 0, connectionLingerEnded, context)
+        var interval = timeval(tv_sec: SimulatorConnection.lingerSeconds, tv_usec: 0)
+        event_add(lingerTimer, &interval)
+    }
+
+    static let lingerSeconds = 2
 
     /// Frees everything; safe to call twice.
     func close() {
@@ -140,6 +157,8 @@ final class SimulatorConnection {
         session = nil
         if let timer { event_free(timer) }
         timer = nil
+        if let lingerTimer { event_free(lingerTimer) }
+        lingerTimer = nil
         streams.removeAll()
         receivingHeaders = nil
         bufferevent_free(bufferEvent)
@@ -235,10 +254,11 @@ final class SimulatorConnection {
         let status = ResponseHeaders.statusValues[response.status] ?? StaticBytes(String(response.status))
         var id = apnsID
         id.withUTF8 { idBytes in
-            var headers = [
-                ResponseHeaders.status.header(value: status),
-                ResponseHeaders.apnsID.header(value: idBytes),
-            ]
+            // A new apns-id with every response: never indexed, as it would only push the
+            // fields that do repeat out of the client's HPACK table.
+            var apnsIDHeader = ResponseHeaders.apnsID.header(value: idBytes)
+            apnsIDHeader.flags |= UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+            var headers = [ResponseHeaders.status.header(value: status), apnsIDHeader]
             if stream.responseBody.isEmpty {
                 _ = nghttp2_submit_response(session, streamID, &headers, headers.count, nil)
             } else {
@@ -289,6 +309,13 @@ private func connection(_ context: UnsafeMutableRawPointer?) -> SimulatorConnect
     Unmanaged<SimulatorConnection>.fromOpaque(context!).takeUnretainedValue()
 }
 
+/// For nghttp2's callbacks: they run inside `nghttp2_session_mem_recv`/`mem_send`, whose
+/// callers keep the connection alive, so it is used without a retain per callback (a
+/// request makes a dozen of them).
+private func withConnection<R>(_ context: UnsafeMutableRawPointer?, _ body: (SimulatorConnection) -> R) -> R {
+    Unmanaged<SimulatorConnection>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
+}
+
 private func connectionRead(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     let owner = connection(context)
     withExtendedLifetime(owner) { owner.readable() }
@@ -310,6 +337,11 @@ private func connectionEvent(_: OpaquePointer?, _ events: Int16, _ context: Unsa
     }
 }
 
+private func connectionLingerEnded(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    let owner = connection(context)
+    withExtendedLifetime(owner) { owner.close() }
+}
+
 private func connectionTimer(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
     let owner = connection(context)
     withExtendedLifetime(owner) { owner.timerFired() }
@@ -320,7 +352,7 @@ private func connectionReadBody(
     _ flags: UnsafeMutablePointer<UInt32>?, _: UnsafeMutablePointer<nghttp2_data_source>?,
     _ context: UnsafeMutableRawPointer?
 ) -> Int {
-    connection(context).readResponseBody(streamID: streamID, into: buffer!, length: length, flags: flags!)
+    withConnection(context) { $0.readResponseBody(streamID: streamID, into: buffer!, length: length, flags: flags!) }
 }
 
 private func isRequestHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Bool {
@@ -331,7 +363,7 @@ func simulatorOnBeginHeaders(
     _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, isRequestHeaders(frame) else { return 0 }
-    connection(context).beginRequest(streamID: frame.pointee.hd.stream_id)
+    withConnection(context) { $0.beginRequest(streamID: frame.pointee.hd.stream_id) }
     return 0
 }
 
@@ -340,11 +372,13 @@ func simulatorOnHeader(
     _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _: UInt8, _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, isRequestHeaders(frame) else { return 0 }
-    connection(context).header(
-        streamID: frame.pointee.hd.stream_id,
-        name: UnsafeBufferPointer(start: name, count: nameLength),
-        value: UnsafeBufferPointer(start: value, count: valueLength)
-    )
+    withConnection(context) {
+        $0.header(
+            streamID: frame.pointee.hd.stream_id,
+            name: UnsafeBufferPointer(start: name, count: nameLength),
+            value: UnsafeBufferPointer(start: value, count: valueLength)
+        )
+    }
     return 0
 }
 
@@ -352,7 +386,7 @@ func simulatorOnDataChunk(
     _: OpaquePointer?, _: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
     _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
-    connection(context).body(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+    withConnection(context) { $0.body(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length)) }
     return 0
 }
 
@@ -363,7 +397,7 @@ func simulatorOnFrame(
     let type = frame.pointee.hd.type
     let ended = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     if ended, type == UInt8(NGHTTP2_DATA.rawValue) || type == UInt8(NGHTTP2_HEADERS.rawValue) {
-        connection(context).requestComplete(streamID: frame.pointee.hd.stream_id)
+        withConnection(context) { $0.requestComplete(streamID: frame.pointee.hd.stream_id) }
     }
     return 0
 }
@@ -371,6 +405,6 @@ func simulatorOnFrame(
 func simulatorOnStreamClose(
     _: OpaquePointer?, _ streamID: Int32, _: UInt32, _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
-    connection(context).streamClosed(streamID: streamID)
+    withConnection(context) { $0.streamClosed(streamID: streamID) }
     return 0
 }

@@ -76,6 +76,32 @@ final class SimulatorEventLoop: @unchecked Sendable {
         self.idRandom = SplitMix64(seed: system.next())
     }
 
+    /// Throws when something already listens on `host:port`.
+    ///
+    /// The loops' listeners share their port through SO_REUSEPORT, which would just as
+    /// happily let a second simulator (another `make run`) share it and take half of the
+    /// connections. A plain bind, without that option, fails while anyone listens there.
+    static func checkPortFree(host: String, port: Int) throws {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var resolved: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &resolved) == 0, let resolved else {
+            throw APNSSimulatorError("cannot resolve \(host)")
+        }
+        defer { freeaddrinfo(resolved) }
+        let probe = socket(resolved.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { throw APNSSimulatorError("socket: \(String(cString: strerror(errno)))") }
+        defer { Foundation.close(probe) }
+        var on: Int32 = 1
+        // SO_REUSEADDR: a port left in TIME_WAIT by an earlier run is free.
+        _ = setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        if Foundation.bind(probe, resolved.pointee.ai_addr, resolved.pointee.ai_addrlen) != 0 {
+            throw APNSSimulatorError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Binds this loop's listener; returns the port bound (the chosen one for port 0).
     func bind(host: String, port: Int) throws -> Int {
         var hints = addrinfo()

@@ -11,6 +11,7 @@ enum PushRelay {
           serve      run the relay (API; later also workers and scheduler)
           migrate    apply pending database migrations and exit
           apns-sim   run the APNs simulator (see `pushrelay apns-sim --help`)
+          apns-send  send notifications with the APNs client (see `pushrelay apns-send --help`)
           help       this text and the configuration variables
 
         configuration (environment):
@@ -30,6 +31,8 @@ enum PushRelay {
             code = await MigrateCommand.run(arguments: arguments)
         case "apns-sim":
             code = await SimulatorCommand.run(arguments: arguments)
+        case "apns-send":
+            code = await APNSSendCommand.run(arguments: arguments)
         case "help", "-h", "--help":
             print(usage)
             code = 0

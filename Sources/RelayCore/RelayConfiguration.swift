@@ -18,6 +18,11 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var maxBodySize: Int = 1 << 20
     /// How long a verified (app_key, master secret) pair skips the slow hash.
     public var authCacheSeconds: Int = 60
+    /// The APNs endpoints, overridable for the simulator (`https://127.0.0.1:2197`).
+    public var apnsProductionURL = URL(string: "https://api.push.apple.com")!
+    public var apnsSandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
+    /// PEM CA certificates trusted for APNs besides the system's (the simulator's certificate).
+    public var apnsCAFile: String?
 
     public init() {}
 
@@ -38,6 +43,9 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_SECRET_KEY", "32-byte key (64 hex chars or base64) sealing APNs credentials; unset: <data dir>/secret.key"),
         ("PUSHRELAY_MAX_BODY_SIZE", "largest request body in bytes (default 1048576)"),
         ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the slow hash (default 60)"),
+        ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
+        ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
+        ("PUSHRELAY_APNS_CA_FILE", "PEM CA file trusted for APNs besides the system CAs (e.g. the simulator's certificate)"),
     ]
 
     public static func parse(_ environment: [String: String]) throws(Error) -> RelayConfiguration {
@@ -77,7 +85,27 @@ public struct RelayConfiguration: Sendable, Equatable {
             }
             configuration.authCacheSeconds = seconds
         }
+        if let raw = value("PUSHRELAY_APNS_PRODUCTION_URL") {
+            configuration.apnsProductionURL = try parseAPNSURL("PUSHRELAY_APNS_PRODUCTION_URL", raw)
+        }
+        if let raw = value("PUSHRELAY_APNS_SANDBOX_URL") {
+            configuration.apnsSandboxURL = try parseAPNSURL("PUSHRELAY_APNS_SANDBOX_URL", raw)
+        }
+        configuration.apnsCAFile = value("PUSHRELAY_APNS_CA_FILE")
         return configuration
+    }
+
+    /// `https://host[:port]`, nothing after the authority but an optional `/`: the client
+    /// builds every path itself.
+    static func parseAPNSURL(_ name: String, _ raw: String) throws(Error) -> URL {
+        let invalid = Error(description: "\(name) must be https://host[:port] (e.g. https://127.0.0.1:2197), got \"\(raw)\"")
+        guard let components = URLComponents(string: raw), components.scheme?.lowercased() == "https",
+              let host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
+              components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil,
+              components.port.map({ (1...65535).contains($0) }) ?? true,
+              let url = components.url
+        else { throw invalid }
+        return url
     }
 
     /// `host:port`, `[v6]:port` or `:port` (all interfaces of IPv4).

@@ -71,3 +71,46 @@ import Testing
         #expect(Self.make(topic: "").validate() == .missingTopic)
     }
 }
+
+/// The header block the connection sends carries what `APNSNotification.headers` describes.
+@Suite struct RequestHeaderBlockTests {
+    @Test(arguments: [false, true])
+    func carriesThePseudoHeadersAuthorizationAndEveryField(optionals: Bool) {
+        let notification = APNSNotification(
+            deviceToken: NotificationTests.token, topic: "com.example.app", pushType: .background,
+            priority: .powerConsiderate, expiration: optionals ? 1_700_000_000 : nil, collapseID: optionals ? "score" : nil,
+            payload: Array(repeating: UInt8(ascii: " "), count: 1234))
+        var block = RequestHeaderBlock()
+        block.build(notification, authority: Array("127.0.0.1:2197".utf8), authorization: Array("bearer abc.def.ghi".utf8))
+        let expected = [
+            (":method", "POST"), (":scheme", "https"), (":authority", "127.0.0.1:2197"), (":path", notification.path),
+            ("authorization", "bearer abc.def.ghi"),
+        ] + notification.headers.map { ($0.name, $0.value) } + [("content-length", "1234")]
+        #expect(block.pairs.map(\.name) == expected.map(\.0))
+        #expect(block.pairs.map(\.value) == expected.map(\.1))
+        // Built again for another notification, nothing of the first is left.
+        block.build(NotificationTests.make(), authority: Array("h".utf8), authorization: nil)
+        #expect(block.pairs.count == 9)
+        #expect(!block.pairs.contains { $0.name == "authorization" })
+        let count = block.withNameValues { _, count in count }
+        #expect(count == 9)
+    }
+
+    @Test func idsAreUniqueVersion4AndParseBack() {
+        var seen = Set<UUID>()
+        for _ in 0..<10_000 { seen.insert(APNSNotification.makeID()) }
+        #expect(seen.count == 10_000)
+        let id = APNSNotification.makeID()
+        let text = id.uuidString.lowercased()
+        #expect(Array(text)[14] == "4", "version 4")
+        #expect("89ab".contains(Array(text)[19]), "RFC 4122 variant")
+        var bytes: [UInt8] = []
+        APNSID.append(id, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == text)
+        #expect(APNSID.parse(text.utf8) == id)
+        #expect(APNSID.parse(id.uuidString.utf8) == id)
+        #expect(APNSID.parse("not-a-uuid".utf8) == nil)
+        #expect(APNSID.parse("123e4567-e89b-12d3-a456-42661417400g".utf8) == nil)
+        #expect(APNSID.parse("123e4567-e89b-12d3-a456+426614174000".utf8) == nil)
+    }
+}

@@ -311,6 +311,25 @@ import Testing
         }
     }
 
+    @Test func aSecondSimulatorDoesNotShareTheListenPort() async throws {
+        try await Self.withSimulator({ $0.threads = 2 }) { running in
+            var configuration = APNSSimulatorConfiguration()
+            configuration.listen = .init(host: "127.0.0.1", port: running.port)
+            let second = try APNSSimulator(configuration: configuration, logger: Logger(label: "t", level: .critical))
+            do {
+                _ = try second.start()
+                Issue.record("a second simulator started on the same port")
+                await second.shutdown()
+            } catch is APNSSimulatorError {}
+            // The first one still answers every connection.
+            let result = try await ExternalTool.run("/usr/bin/h2load", [
+                "-n", "200", "-c", "8", "-m", "10", "-H", "apns-topic: com.example", "-d", running.payloadPath, running.url(),
+            ])
+            #expect(result.output.contains("status codes: 200 2xx"), "\(result.output)")
+            #expect(running.simulator.stats.connections == 8)
+        }
+    }
+
     @Test func startFailsWhenAPortIsTaken() async throws {
         try await Self.withSimulator { running in
             var configuration = APNSSimulatorConfiguration()

@@ -55,4 +55,36 @@ import Testing
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_ADMIN_TOKEN": "short"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_AUTH_CACHE_SECONDS": "-1"]) }
     }
+
+    @Test func apnsEndpointsDefaultToApple() throws {
+        let configuration = try RelayConfiguration.parse([:])
+        #expect(configuration.apnsProductionURL.absoluteString == "https://api.push.apple.com")
+        #expect(configuration.apnsSandboxURL.absoluteString == "https://api.sandbox.push.apple.com")
+        #expect(configuration.apnsCAFile == nil)
+        let names = RelayConfiguration.variables.map(\.name)
+        for name in ["PUSHRELAY_APNS_PRODUCTION_URL", "PUSHRELAY_APNS_SANDBOX_URL", "PUSHRELAY_APNS_CA_FILE"] {
+            #expect(names.contains(name))
+        }
+    }
+
+    @Test func apnsEndpointsPointAtTheSimulator() throws {
+        let configuration = try RelayConfiguration.parse([
+            "PUSHRELAY_APNS_PRODUCTION_URL": "https://127.0.0.1:2197",
+            "PUSHRELAY_APNS_SANDBOX_URL": "https://[::1]:2197/",
+            "PUSHRELAY_APNS_CA_FILE": "/tmp/simulator-cert.pem",
+        ])
+        #expect(configuration.apnsProductionURL.host == "127.0.0.1")
+        #expect(configuration.apnsProductionURL.port == 2197)
+        #expect(configuration.apnsSandboxURL.port == 2197)
+        #expect(configuration.apnsCAFile == "/tmp/simulator-cert.pem")
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.1:2197", "127.0.0.1:2197", "https://", "https://host/3/device", "https://host?x=1",
+        "https://user:pw@host", "https://host:0", "ftp://host",
+    ])
+    func rejectsAPNsEndpointsThatAreNotHTTPSHosts(_ raw: String) {
+        #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_APNS_PRODUCTION_URL": raw]) }
+        #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_APNS_SANDBOX_URL": raw]) }
+    }
 }
