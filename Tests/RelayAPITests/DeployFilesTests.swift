@@ -324,7 +324,20 @@ extension DeployFilesTests {
 struct Makefile {
     let lines: [String]
 
-    init(text: String) { lines = text.components(separatedBy: "\n") }
+    /// The logical lines: a line ending in a backslash continues on the next.
+    init(text: String) {
+        var joined: [String] = []
+        var pending = ""
+        for line in text.components(separatedBy: "\n") {
+            if line.hasSuffix("\\") {
+                pending += line.dropLast() + " "
+            } else {
+                joined.append(pending + line)
+                pending = ""
+            }
+        }
+        lines = joined
+    }
 
     /// The commands of `target`'s recipe, in order.
     func recipe(_ target: String) -> [String] {
@@ -337,7 +350,7 @@ struct Makefile {
         lines.compactMap { line -> [String]? in
             let parts = line.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, parts[0].split(separator: " ").first == "PACKAGES" else { return nil }
-            return parts[1].split(separator: " ").map(String.init)
+            return parts[1].split(whereSeparator: \.isWhitespace).map(String.init)
         }.flatMap { $0 }
     }
 }
