@@ -8,7 +8,7 @@ import RelayCore
 /// there, inside the closure given to `PostgresPool.withConnection`; it is deliberately not
 /// `Sendable`. Every call blocks that thread, never the Swift concurrency pool.
 public final class PostgresConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let notices: NoticeLog
 
     /// Connection parameters the caller's connection string may override: the string is
@@ -121,7 +121,7 @@ public final class PostgresConnection {
         _ = try? query("ROLLBACK")
     }
 
-    private func rows(from result: OpaquePointer?) throws -> PostgresRows {
+    func rows(from result: OpaquePointer?) throws -> PostgresRows {
         guard let result else {
             throw PostgresError.statementFailed(sqlState: nil, message: Self.errorMessage(handle), connectionUsable: isUsable)
         }

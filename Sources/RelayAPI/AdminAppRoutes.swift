@@ -44,6 +44,7 @@ struct AdminAppRoutes: Sendable {
             guard let record = try await apps.find(appKey: appKey) else { throw Self.appNotFound(appKey) }
             var json = record.json
             json["apns"] = try await credentials.metadata(appKey: appKey) ?? NSNull()
+            json["devices"] = try await DeviceCounts.json(appKey: appKey, pool: context.dependencies.pool)
             return jsonResponse(200, json)
         })
 

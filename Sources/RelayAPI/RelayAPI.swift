@@ -34,6 +34,7 @@ public enum RelayAPI {
         AdminAppRoutes(context: context).register(in: &router)
         AdminCredentialRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)
+        DeviceRegistryRoutes(context: context).register(in: &router)
         return router
     }
 }

@@ -1,0 +1,52 @@
+import HTTPServer
+import PostgresStore
+import RelayCore
+
+/// The device family's error codes (`/v3/devices`, `/v3/tags`, `/v3/aliases`): JPush answers
+/// these calls with 7xxx codes, not the push family's 1xxx.
+enum DeviceFamily {
+    static let authenticationFailed = JPushError(status: 401, code: 7004, message: "authentication failed: Basic app_key:master_secret required")
+
+    static func illegal(_ message: String) -> JPushError {
+        JPushError(status: 400, code: 7002, message: message)
+    }
+
+    /// Unknown and other apps' registration ids get the same answer, so the answer tells
+    /// nothing about another app's devices.
+    static func unknownRegistrationID(_ rid: String) -> JPushError {
+        illegal("registration_id \"\(rid)\" is not a device of this app")
+    }
+
+    /// The device family's version of any error a handler throws.
+    static func translate(_ error: any Error, logger: Logger) -> JPushError {
+        if let field = error as? DeviceFieldError { return illegal(field.message) }
+        var mapped = jpushError(for: error, logger: logger)
+        switch mapped.code {
+        case 1002, 1003, 1009: mapped.code = 7002
+        case 1030: mapped.code = 7030
+        case 1000: mapped.code = 7000
+        default: break
+        }
+        return mapped
+    }
+}
+
+extension RouteContext {
+    /// A device-family route: Basic auth failing is 401 with code 7004, and every error the
+    /// body throws is answered in 7xxx codes.
+    func deviceHandler(
+        _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
+    ) -> Router.Handler {
+        let logger = logger
+        return appHandler(failure: DeviceFamily.authenticationFailed) { request, parameters, app in
+            do {
+                return try await body(request, parameters, app)
+            } catch {
+                throw DeviceFamily.translate(error, logger: logger.with(["request_id": request.requestID]))
+            }
+        }
+    }
+}
+
+/// JPush's device calls answer success with 200 and an empty body.
+let emptySuccess = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"])

@@ -1,0 +1,27 @@
+/// What an import reports: how many lines were accepted and rejected, and why the first
+/// rejected lines were.
+struct DeviceImportSummary: Sendable, Equatable {
+    static let rejectionsShown = 20
+
+    struct Rejection: Sendable, Equatable {
+        var line: Int
+        var reason: String
+    }
+
+    var accepted = 0
+    var rejected = 0
+    var firstRejections: [Rejection] = []
+    /// Devices the import created, and existing devices it refreshed.
+    var created = 0
+    var updated = 0
+
+    mutating func reject(line: Int, reason: String) {
+        rejected += 1
+        if firstRejections.count < Self.rejectionsShown { firstRejections.append(Rejection(line: line, reason: reason)) }
+    }
+
+    var json: [String: Any] {
+        ["accepted": accepted, "rejected": rejected, "created": created, "updated": updated,
+         "rejected_lines": firstRejections.map { ["line": $0.line, "reason": $0.reason] as [String: Any] }]
+    }
+}

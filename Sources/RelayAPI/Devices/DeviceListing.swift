@@ -1,0 +1,114 @@
+import Foundation
+import PostgresStore
+import RelayCore
+
+/// One page of `GET /admin/v1/apps/{app_key}/devices`: filters, and a keyset cursor (the
+/// last device id of the previous page), so a page costs the same at row 10 as at row 10M.
+struct DeviceListing: Sendable, Equatable {
+    static let defaultLimit = 100
+    static let maxLimit = 1000
+
+    var alias: String?
+    var tag: String?
+    var environment: DeviceEnvironment?
+    var active: Bool?
+    var after: Int64 = 0
+    var limit: Int = defaultLimit
+
+    init(alias: String? = nil, tag: String? = nil, environment: DeviceEnvironment? = nil, active: Bool? = nil,
+         after: Int64 = 0, limit: Int = defaultLimit) {
+        self.alias = alias
+        self.tag = tag
+        self.environment = environment
+        self.active = active
+        self.after = after
+        self.limit = limit
+    }
+
+    /// Reads the query string; every bad value is a 400 that names it.
+    init(query: [String: String]) throws(JPushError) {
+        func nonEmpty(_ name: String) -> String? { query[name].flatMap { $0.isEmpty ? nil : $0 } }
+        alias = nonEmpty("alias")
+        tag = nonEmpty("tag")
+        if let raw = nonEmpty("environment") {
+            guard let environment = DeviceEnvironment(rawValue: raw) else {
+                throw JPushError.illegalValue("environment must be sandbox or production, got \"\(raw)\"")
+            }
+            self.environment = environment
+        }
+        if let raw = nonEmpty("active") {
+            guard raw == "true" || raw == "false" else { throw JPushError.illegalValue("active must be true or false, got \"\(raw)\"") }
+            active = raw == "true"
+        }
+        if let raw = nonEmpty("after") {
+            guard let cursor = Int64(raw), cursor >= 0 else { throw JPushError.illegalValue("after must be the next_cursor of a previous page, got \"\(raw)\"") }
+            after = cursor
+        }
+        if let raw = nonEmpty("limit") {
+            guard let limit = Int(raw), (1...Self.maxLimit).contains(limit) else {
+                throw JPushError.illegalValue("limit must be a whole number from 1 to \(Self.maxLimit), got \"\(raw)\"")
+            }
+            self.limit = limit
+        }
+    }
+
+    /// The page's SQL and parameters: `$1` app, `$2` cursor, `$3` limit + 1 (to know whether
+    /// there is a next page), then one parameter per filter.
+    func sql(appID: Int64) -> (String, [(any PostgresBindable)?]) {
+        var conditions = ["d.app_id = $1", "d.id > $2"]
+        var parameters: [(any PostgresBindable)?] = [appID, after, limit + 1]
+        if let environment {
+            parameters.append(environment.rawValue)
+            conditions.append("d.environment = $\(parameters.count)")
+        }
+        if let active {
+            parameters.append(active)
+            conditions.append("d.active = $\(parameters.count)")
+        }
+        if let alias {
+            parameters.append(alias)
+            conditions.append("d.alias = $\(parameters.count)")
+        }
+        if let tag {
+            parameters.append(tag)
+            conditions.append("d.id IN (SELECT t.device_id FROM device_tags t WHERE t.app_id = $1 AND t.tag = $\(parameters.count) AND t.device_id > $2)")
+        }
+        let sql = """
+            SELECT d.id, \(RegistrationID.sql("d.registration_id")) AS registration_id, d.token, d.environment, d.alias, d.mobile,
+                   d.badge, d.active, d.invalidation_reason,
+                   \(isoTimestampSQL("d.created_at")) AS created_at, \(isoTimestampSQL("d.registered_at")) AS registered_at,
+                   \(isoTimestampSQL("d.last_seen_at")) AS last_seen_at, \(isoTimestampSQL("d.invalidated_at")) AS invalidated_at,
+                   \(isoTimestampSQL("d.apns_invalidated_at")) AS apns_invalidated_at,
+                   \(isoTimestampSQL("d.reactivated_at")) AS reactivated_at,
+                   array_to_json(ARRAY(SELECT t.tag FROM device_tags t WHERE t.device_id = d.id ORDER BY t.tag))::text AS tags
+            FROM devices d
+            WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY d.id
+            LIMIT $3
+            """
+        return (sql, parameters)
+    }
+
+    /// Runs the page: the devices as JSON, and the cursor of the next page (nil on the last).
+    func run(appID: Int64, pool: PostgresPool) async throws -> (devices: [[String: Any]], next: String?) {
+        let (sql, parameters) = sql(appID: appID)
+        let rows = try await pool.query(sql, parameters)
+        var devices: [[String: Any]] = []
+        var lastID: Int64 = 0
+        for row in rows.prefix(limit) {
+            lastID = Int64(try row.int("id"))
+            let tags = try JSONSerialization.jsonObject(with: Data(try row.string("tags").utf8))
+            var json: [String: Any] = ["tags": tags]
+            for column in ["registration_id", "token", "environment", "created_at", "registered_at", "last_seen_at"] {
+                json[column] = try row.string(column)
+            }
+            for column in ["alias", "mobile", "invalidated_at", "invalidation_reason", "apns_invalidated_at", "reactivated_at"] {
+                json[column] = row[column] ?? NSNull()
+            }
+            json["badge"] = try row.int("badge")
+            json["active"] = try row.bool("active")
+            devices.append(json)
+        }
+        return (devices, rows.count > limit ? String(lastID) : nil)
+    }
+}

@@ -1,0 +1,78 @@
+import RelayCore
+
+/// Which APNs environment a token belongs to: a development build's token works only
+/// against the sandbox.
+enum DeviceEnvironment: String, Sendable, CaseIterable {
+    case sandbox, production
+
+    init(parsing raw: String) throws(DeviceFieldError) {
+        guard let value = DeviceEnvironment(rawValue: raw) else {
+            throw DeviceFieldError("environment must be \"sandbox\" or \"production\", got \"\(raw)\"")
+        }
+        self = value
+    }
+}
+
+/// A validated `POST /v3/devices` body (or import line): register or refresh one token.
+struct DeviceRegistration: Sendable, Equatable {
+    static let maxTagsPerDevice = 1000
+    static let maxBadge: Int64 = 1_000_000
+
+    var token: DeviceToken
+    var environment: DeviceEnvironment
+    /// nil: keep the device's alias; "": remove it; otherwise the new alias.
+    var alias: String?
+    /// nil: keep the device's tags; otherwise its whole new set of tags (empty clears).
+    var tags: [String]?
+    /// nil: keep the stored badge.
+    var badge: Int?
+
+    static let fields: Set<String> = ["platform", "token", "environment", "alias", "tags", "badge"]
+
+    init(token: DeviceToken, environment: DeviceEnvironment, alias: String? = nil, tags: [String]? = nil, badge: Int? = nil) {
+        self.token = token
+        self.environment = environment
+        self.alias = alias
+        self.tags = tags
+        self.badge = badge
+    }
+
+    /// - Throws: `JPushError` (1002/1003/1009, turned into 7002 by the route) for the JSON's
+    ///   shape, `DeviceFieldError` for a value the registry refuses.
+    init(_ body: JSONObjectReader) throws {
+        try body.rejectUnknownKeys(allowed: Self.fields)
+        let platform = try body.string("platform")
+        guard platform == "ios" else { throw DeviceFieldError("platform must be \"ios\" (this relay delivers through APNs), got \"\(platform)\"") }
+        token = try DeviceToken(parsing: try body.string("token"))
+        environment = try DeviceEnvironment(parsing: try body.string("environment"))
+        alias = try body.optionalString("alias")
+        if let alias, !alias.isEmpty { try DeviceLabel.validate(alias, kind: "alias") }
+        tags = try Self.tagList(body.fields["tags"], field: "tags", limit: Self.maxTagsPerDevice)
+        badge = try Self.badge(body)
+    }
+
+    /// A JSON array of distinct valid tags, at most `limit` of them; nil when absent or null.
+    static func tagList(_ value: JSONValue?, field: String, limit: Int) throws(DeviceFieldError) -> [String]? {
+        switch value {
+        case nil, .null?: return nil
+        case .array(let items)?:
+            var tags: [String] = []
+            var seen: Set<String> = []
+            for item in items {
+                guard case .string(let tag) = item else { throw DeviceFieldError("\(field) must be a list of strings, found \(item.typeName)") }
+                try DeviceLabel.validate(tag, kind: "tag")
+                if seen.insert(tag).inserted { tags.append(tag) }
+            }
+            guard tags.count <= limit else { throw DeviceFieldError("\(field) has \(tags.count) tags; at most \(limit) are allowed") }
+            return tags
+        case let other?:
+            throw DeviceFieldError("\(field) must be a list of strings, got \(other.typeName)")
+        }
+    }
+
+    static func badge(_ body: JSONObjectReader) throws -> Int? {
+        guard let badge = try body.optionalInt("badge") else { return nil }
+        guard (0...maxBadge).contains(badge) else { throw DeviceFieldError("badge must be from 0 to \(maxBadge), got \(badge)") }
+        return Int(badge)
+    }
+}

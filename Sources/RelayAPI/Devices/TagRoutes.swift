@@ -1,0 +1,43 @@
+import Foundation
+import HTTPServer
+import RelayCore
+
+/// `/v3/tags`: list tags, check, add and remove devices, delete a tag.
+struct TagRoutes: Sendable {
+    let context: RouteContext
+
+    func register(in router: inout Router) {
+        let devices = DeviceRepository(pool: context.dependencies.pool)
+
+        router.add("GET", "/v3/tags", context.deviceHandler { _, _, app in
+            jsonResponse(200, ["tags": try await devices.tags(appID: app.id)])
+        })
+
+        router.add("GET", "/v3/tags/{tag}/registration_ids/{registration_id}", context.deviceHandler { _, parameters, app in
+            let tag = parameters["tag"] ?? ""
+            let rid = parameters["registration_id"] ?? ""
+            try DeviceLabel.validate(tag, kind: "tag")
+            guard let result = try await devices.hasTag(appID: app.id, tag: tag, rid: rid) else {
+                throw DeviceFamily.unknownRegistrationID(rid)
+            }
+            return jsonResponse(200, ["result": result])
+        })
+
+        router.add("POST", "/v3/tags/{tag}", context.deviceHandler { request, parameters, app in
+            let tag = parameters["tag"] ?? ""
+            try DeviceLabel.validate(tag, kind: "tag")
+            let change = try RegistrationIDChange(try JSONObjectReader(request.body), allowAdd: true)
+            try await devices.changeTag(appID: app.id, tag: tag, change)
+            return emptySuccess
+        })
+
+        router.add("DELETE", "/v3/tags/{tag}", context.deviceHandler { request, parameters, app in
+            let tag = parameters["tag"] ?? ""
+            try DeviceLabel.validate(tag, kind: "tag")
+            if try DevicePlatform.includesIOS(request.query["platform"]) {
+                try await devices.deleteTag(appID: app.id, tag: tag)
+            }
+            return emptySuccess
+        })
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Device-registry benchmark, run through scripts/with-test-postgres.sh (make bench-devices):
+#  1. registrations per second through the API: wrk, many connections, a fresh random token
+#     per request (scripts/bench/register.lua), against a release build of the relay;
+#  2. the same upsert straight into the same database with pgbench (scripts/bench/register.sql),
+#     with as many connections as the relay's pool has: the ceiling the API could reach;
+#  3. bulk import of 1M rows as CSV and as NDJSON (POST /v3/devices/import, COPY inside).
+# Prints the figures as a markdown table. Everything it starts is stopped when it ends.
+set -euo pipefail
+: "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
+cd "$(dirname "$0")/.."
+duration=${BENCH_DURATION:-15}
+connections=${BENCH_CONNECTIONS:-64}
+pool=${BENCH_POOL_SIZE:-8}
+rows=${BENCH_IMPORT_ROWS:-1000000}
+relay=.build/release/pushrelay
+[ -x "$relay" ] || { echo "build first: swift build -c release" >&2; exit 1; }
+pgbin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
+
+work=$(mktemp -d)
+relay_pid=""
+cleanup() {
+  [ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null && wait "$relay_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+"$pgbin/psql" -q "$PUSHRELAY_TEST_DATABASE_URL" -c "CREATE DATABASE pushrelay_bench" >/dev/null
+url="$PUSHRELAY_TEST_DATABASE_URL dbname=pushrelay_bench"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+admin=bench-admin-token-0123456789
+PUSHRELAY_DATABASE_URL="$url" PUSHRELAY_LISTEN="127.0.0.1:$port" PUSHRELAY_ADMIN_TOKEN=$admin \
+  PUSHRELAY_DATA_DIR="$work/data" PUSHRELAY_DB_POOL_SIZE=$pool PUSHRELAY_MAX_BODY_SIZE=$((512 << 20)) \
+  PUSHRELAY_LOG_LEVEL=warning "$relay" serve 2>"$work/serve.log" &
+relay_pid=$!
+for _ in $(seq 1 100); do
+  curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$work/serve.log"; exit 1; }
+
+app=$(curl -sf -X POST "http://127.0.0.1:$port/admin/v1/apps" -H "Authorization: Bearer $admin" -d '{"name":"bench"}')
+export APP_KEY=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["app_key"])' <<<"$app")
+export APP_SECRET=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["master_secret"])' <<<"$app")
+app_id=$("$pgbin/psql" -tA "$url" -c "SELECT id FROM apps WHERE app_key = '$APP_KEY'")
+
+echo "warming up…" >&2
+wrk -t2 -c"$connections" -d3s -s scripts/bench/register.lua "http://127.0.0.1:$port" >/dev/null
+echo "API: wrk -t2 -c$connections -d${duration}s" >&2
+wrk -t2 -c"$connections" -d"${duration}s" --latency -s scripts/bench/register.lua "http://127.0.0.1:$port" | tee "$work/wrk.txt" >&2
+api=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$work/wrk.txt")
+api_p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk.txt")
+failed=$(awk '/Non-2xx/ { print $NF }' "$work/wrk.txt")
+
+echo "pgbench: -c$pool -j2 -T$duration -M prepared" >&2
+"$pgbin/pgbench" -n -M prepared -c "$pool" -j 2 -T "$duration" -f scripts/bench/register.sql \
+  -D app_id="$app_id" -D environment=production -D alias_given=false \
+  -D tags_given=false -D 'tags={}' "$url" | tee "$work/pgbench.txt" >&2
+direct=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
+
+echo "generating $rows rows…" >&2
+python3 - "$rows" "$work" <<'PY'
+import json, os, sys
+rows, work = int(sys.argv[1]), sys.argv[2]
+with open(os.path.join(work, "import.csv"), "w") as csv, open(os.path.join(work, "import.ndjson"), "w") as nd:
+    csv.write("token,environment,alias,tags\n")
+    for i in range(rows):
+        csv.write("%s,production,user%d,group%d\n" % (os.urandom(32).hex(), i % 200000, i % 50))
+        nd.write(json.dumps({"platform": "ios", "token": os.urandom(32).hex(), "environment": "sandbox",
+                             "alias": "user%d" % (i % 200000), "tags": ["group%d" % (i % 50)]}) + "\n")
+PY
+import_rate() {
+  local file=$1 type=$2 start end
+  start=$(date +%s.%N)
+  curl -sf --max-time 600 -u "$APP_KEY:$APP_SECRET" -H "Content-Type: $type" --data-binary "@$file" \
+    "http://127.0.0.1:$port/v3/devices/import" >"$work/import.json"
+  end=$(date +%s.%N)
+  python3 - "$start" "$end" "$work/import.json" <<'PY'
+import json, sys
+start, end, reply = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
+assert reply["rejected"] == 0, reply
+print("%d %.1f %d" % (reply["accepted"], end - start, reply["accepted"] / (end - start)))
+PY
+}
+read -r csv_rows csv_seconds csv_rate < <(import_rate "$work/import.csv" text/csv)
+read -r nd_rows nd_seconds nd_rate < <(import_rate "$work/import.ndjson" application/x-ndjson)
+devices=$("$pgbin/psql" -tA "$url" -c "SELECT count(*) FROM devices")
+
+ratio=$(python3 -c "print('%.2f' % ($api / $direct))")
+cat <<TABLE
+| measure | figure |
+| --- | --- |
+| registrations/s through the API (wrk, $connections connections, ${duration} s) | $api (p99 $api_p99, non-2xx: ${failed:-0}) |
+| the same upsert with pgbench ($pool connections, ${duration} s) | $direct |
+| API / pgbench | $ratio |
+| import, CSV | $csv_rows rows in $csv_seconds s = $csv_rate rows/s |
+| import, NDJSON | $nd_rows rows in $nd_seconds s = $nd_rate rows/s |
+| devices in the table afterwards | $devices |
+TABLE
