@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PushPipeline
 import PostgresStore
 import RelayCore
 import RelayCrypto
@@ -13,6 +14,8 @@ public struct RelayAPIDependencies: Sendable {
     public var authCacheTTL: Duration
     /// The schema `/readyz` expects to find applied.
     public var migrations: [Migration]
+    /// Devices per push chunk, for the targeted pushes the API resolves itself.
+    public var chunkSize: Int = 500
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -35,6 +38,8 @@ public enum RelayAPI {
         AdminCredentialRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)
         DeviceRegistryRoutes(context: context).register(in: &router)
+        PushRoutes(context: context).register(in: &router)
+        GroupPushRoutes(context: context).register(in: &router)
         return router
     }
 }
@@ -47,6 +52,7 @@ struct RouteContext: Sendable {
     let admin: AdminAuthorizer
     let appAuthenticator: AppAuthenticator
     let slowWork: SlowWork
+    let messages: MessageStore
 
     var logger: Logger { dependencies.logger }
 
@@ -56,6 +62,7 @@ struct RouteContext: Sendable {
         credentials = CredentialRepository(pool: dependencies.pool, box: dependencies.secretBox)
         admin = AdminAuthorizer(token: dependencies.adminToken)
         slowWork = SlowWork()
+        messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize)
         appAuthenticator = AppAuthenticator(pool: dependencies.pool, slowWork: slowWork, cacheTTL: dependencies.authCacheTTL)
     }
 
