@@ -38,18 +38,12 @@ public struct ChunkRun: Sendable {
     private var finished: [Outcome] = []
     /// Retries recorded since the last `takeOutcomes()` (the message's `retry_count`).
     public private(set) var retries = 0
-    /// Rounds that ended with devices to retry.
-    public private(set) var retryRounds = 0
     /// Set once APNs refused the app's credential: the reason.
     public private(set) var brokenCredential: String?
-    private var retriedThisRound = false
 
     public init(targets: [Target]) {
         waiting = targets
     }
-
-    /// Devices that still need an attempt (none once the credential is broken).
-    public var pendingCount: Int { brokenCredential == nil ? waiting.count : 0 }
 
     /// True when every device has an outcome (written or not).
     public var isComplete: Bool { waiting.isEmpty }
@@ -57,8 +51,6 @@ public struct ChunkRun: Sendable {
     /// The devices to send this round; each counts one attempt.
     public mutating func nextRound() -> [Target] {
         guard brokenCredential == nil else { return [] }
-        if retriedThisRound { retryRounds += 1 }
-        retriedThisRound = false
         let round = waiting
         waiting = []
         for target in round { attempts[target.deviceID, default: 0] += 1 }
@@ -77,7 +69,6 @@ public struct ChunkRun: Sendable {
                                     invalidatedSince: since))
         case .retry:
             retries += 1
-            retriedThisRound = true
             waiting.append(target)
         case .credentialBroken(let reason):
             if brokenCredential == nil { brokenCredential = reason }

@@ -29,9 +29,4 @@ enum SQLArray {
     static func timestamps(_ values: [Date?]) -> String {
         text(values.map { $0?.postgresText })
     }
-
-    /// Parses a `bigint[]` column (`{1,2,3}`).
-    static func parseBigints(_ text: String) -> [Int64] {
-        text.trimmingCharacters(in: CharacterSet(charactersIn: "{}")).split(separator: ",").compactMap { Int64($0) }
-    }
 }
