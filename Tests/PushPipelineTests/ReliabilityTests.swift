@@ -81,7 +81,7 @@ import Testing
                 latencies.append(ContinuousClock.now - started)
             }
             let state = try await relay.message(broadcast)["state"]
-            #expect(state == "sending", "the broadcast was still running")
+            #expect(state == "resolving" || state == "sending", "the broadcast was still running")
             #expect(latencies.allSatisfy { $0 < .seconds(1) }, "targeted latencies \(latencies)")
             try await relay.waitUntilFinished(broadcast, timeout: .seconds(300))
             #expect(try await relay.message(broadcast).int("sent_count") == devices)
