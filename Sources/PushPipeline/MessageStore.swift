@@ -33,8 +33,6 @@ public final class MessageStore: Sendable {
     public struct Accepted: Sendable, Equatable {
         public var msgID: MessageID
         public var sendno: Int
-        /// False when the cid was seen before and this is the first push's answer again.
-        public var isNew: Bool
     }
 
     /// Persists a validated push.
@@ -88,7 +86,7 @@ public final class MessageStore: Sendable {
             }
             return first
         }
-        let accepted = Accepted(msgID: id, sendno: request.options.sendno, isNew: true)
+        let accepted = Accepted(msgID: id, sendno: request.options.sendno)
         // Platforms without iOS: accepted, nobody to deliver to on this relay.
         guard ios else { return accepted }
 
@@ -117,7 +115,7 @@ public final class MessageStore: Sendable {
         guard let row = try connection.query("SELECT id, sendno FROM messages WHERE app_id = $1 AND cid = $2", [appID, cid]).first,
               let id = MessageID(rawValue: Int64(try row.int("id")))
         else { return nil }
-        return Accepted(msgID: id, sendno: try row.int("sendno"), isNew: false)
+        return Accepted(msgID: id, sendno: try row.int("sendno"))
     }
 
     /// What a withdrawal found.

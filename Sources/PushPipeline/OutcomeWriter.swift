@@ -13,8 +13,6 @@ struct OutcomeWriter: Sendable {
     struct Written: Sendable, Equatable {
         /// The message's state after the write (`withdrawn` tells the sender to stop).
         var messageState: String
-        /// Outcomes as recorded: an invalidation the 410 rule refused becomes `failed`.
-        var counts: [DeliveryOutcome: Int]
     }
 
     /// - Parameters:
@@ -104,8 +102,6 @@ struct OutcomeWriter: Sendable {
                 """, [chunk.id, owner])
             try MessageCompletion.finishIfDone(messageID: chunk.messageID, on: connection)
         }
-        var counts: [DeliveryOutcome: Int] = [:]
-        for outcome in outcomes { counts[outcome.outcome, default: 0] += 1 }
-        return Written(messageState: messageState, counts: counts)
+        return Written(messageState: messageState)
     }
 }
