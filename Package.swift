@@ -38,10 +38,12 @@ let package = Package(
         .target(name: "PushCore", dependencies: ["RelayCore"]),
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
         .target(name: "Scheduling", dependencies: ["RelayCore"]),
+        // The push pipeline: messages accepted into PostgreSQL, chunks leased by workers, sent to APNs.
+        .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
-        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore"]),
+        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
-            "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator",
+            "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
         ]),
 
         // Turns migrations/*.sql into Swift source, so the binary carries its schema.
@@ -56,6 +58,10 @@ let package = Package(
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
+        .testTarget(name: "PushPipelineTests", dependencies: [
+            "PushPipeline", "PushCore", "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
+            "APNSSimulator", "APNSClient",
+        ]),
         .testTarget(name: "RelayAPITests", dependencies: [
             "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
         ]),

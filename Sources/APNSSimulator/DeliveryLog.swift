@@ -7,14 +7,21 @@ public struct APNSDelivery: Sendable, Equatable {
     public var payload: [UInt8]
     /// Milliseconds since the epoch.
     public var receivedAt: Int64
+    /// The `apns-collapse-id` it carried.
+    public var collapseID: String?
+    /// How many notifications this token was sent in all (the delivery kept is the last).
+    public var count: Int
 
-    public init(token: String, apnsID: String, topic: String?, pushType: String?, payload: [UInt8], receivedAt: Int64) {
+    public init(token: String, apnsID: String, topic: String?, pushType: String?, payload: [UInt8], receivedAt: Int64,
+                collapseID: String? = nil, count: Int = 1) {
         self.token = token
         self.apnsID = apnsID
         self.topic = topic
         self.pushType = pushType
         self.payload = payload
         self.receivedAt = receivedAt
+        self.collapseID = collapseID
+        self.count = count
     }
 }
 
@@ -36,7 +43,13 @@ public struct DeliveryLog: Sendable {
 
     public mutating func record(_ delivery: APNSDelivery) {
         guard capacity > 0 else { return }
-        if latest.updateValue(delivery, forKey: delivery.token) != nil { return }
+        var delivery = delivery
+        if let previous = latest[delivery.token] {
+            delivery.count = previous.count + 1
+            latest[delivery.token] = delivery
+            return
+        }
+        latest[delivery.token] = delivery
         if order.count < capacity {
             order.append(delivery.token)
         } else {

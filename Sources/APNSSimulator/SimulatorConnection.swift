@@ -214,7 +214,7 @@ final class SimulatorConnection {
         if let token = decision.acceptedToken {
             recorder.accepted(APNSDelivery(
                 token: token, apnsID: apnsID, topic: request.topic, pushType: request.pushType,
-                payload: request.body, receivedAt: now
+                payload: request.body, receivedAt: now, collapseID: request.collapseID
             ))
         } else if let reason = decision.response.reason {
             recorder.rejected(reason)

@@ -107,7 +107,8 @@ public final class SimulatorRecorder: Sendable {
         state.withLock { $0.stats.rejected[reason.rawValue, default: 0] += 1 }
     }
 
-    /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"received_at":…,"payload":{…}}]}`
+    /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"collapse_id":…,"count":…,"received_at":…,"payload":{…}}]}`
+    /// (`count` per delivery: how many times that token was sent to; the one shown is the last).
     public func deliveriesJSON(token: String?) -> [UInt8] {
         let items: [[String: Any]] = deliveries(token: token).map { delivery in
             var item: [String: Any] = [
@@ -117,6 +118,8 @@ public final class SimulatorRecorder: Sendable {
             ]
             if let topic = delivery.topic { item["topic"] = topic }
             if let pushType = delivery.pushType { item["push_type"] = pushType }
+            if let collapseID = delivery.collapseID { item["collapse_id"] = collapseID }
+            item["count"] = delivery.count
             return item
         }
         let object: [String: Any] = ["count": items.count, "deliveries": items]

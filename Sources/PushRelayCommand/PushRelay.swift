@@ -1,4 +1,5 @@
 import Foundation
+import PushPipeline
 import RelayCore
 
 /// `pushrelay <command>`: one binary for every role.
@@ -8,14 +9,14 @@ enum PushRelay {
         usage: pushrelay <command> [options]
 
         commands:
-          serve      run the relay (API; later also workers and scheduler)
+          serve      run the relay: API and push worker (--role api|worker|all, default all)
           migrate    apply pending database migrations and exit
           apns-sim   run the APNs simulator (see `pushrelay apns-sim --help`)
           apns-send  send notifications with the APNs client (see `pushrelay apns-send --help`)
           help       this text and the configuration variables
 
         configuration (environment):
-        \(RelayConfiguration.variables.map { "  \($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.meaning)" }.joined(separator: "\n"))
+        \((RelayConfiguration.variables + PipelineConfiguration.variables).map { "  \($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.meaning)" }.joined(separator: "\n"))
         """
 
     static func main() async {

@@ -10,6 +10,8 @@ struct RelayEnvironment {
     let logger: Logger
     let embedded: EmbeddedPostgres?
     let pool: PostgresPool
+    /// The database's libpq connection string (workers open their LISTEN connection with it).
+    let connectionString: String
 
     /// Reads the configuration, makes the data directory, starts the embedded cluster when
     /// no database URL is given, and opens the pool (waiting for the database to answer).
@@ -39,7 +41,8 @@ struct RelayEnvironment {
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: connectionString,
                                                                          size: configuration.databasePoolSize),
                                 logger: logger)
-        return RelayEnvironment(configuration: configuration, logger: logger, embedded: embedded, pool: pool)
+        return RelayEnvironment(configuration: configuration, logger: logger, embedded: embedded, pool: pool,
+                                connectionString: connectionString)
     }
 
     /// Applies pending migrations, retrying while the database is not reachable yet

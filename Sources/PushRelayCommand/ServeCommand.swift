@@ -1,15 +1,39 @@
 import Dispatch
 import Foundation
 import HTTPServer
+import PushPipeline
 import RelayAPI
 import RelayCore
 
-/// `pushrelay serve`: migrate, serve the API until SIGTERM or SIGINT, then shut down in
-/// reverse order (stop accepting, finish requests in flight, close the pool, stop the
-/// embedded cluster) and exit 0.
+/// `pushrelay serve [--role api|worker|all]`: migrate, run the API and/or a push worker
+/// until SIGTERM or SIGINT, then shut down in reverse order (stop accepting, finish requests
+/// and chunks in flight, close the pool, stop the embedded cluster) and exit 0.
 enum ServeCommand {
+    /// What one process runs.
+    enum Role: String {
+        case api, worker, all
+
+        var runsAPI: Bool { self != .worker }
+        var runsWorker: Bool { self != .api }
+    }
+
+    static func parseRole(_ arguments: [String]) -> Role? {
+        if arguments.isEmpty { return .all }
+        if arguments.count == 2, arguments[0] == "--role" { return Role(rawValue: arguments[1]) }
+        if arguments.count == 1, arguments[0].hasPrefix("--role=") { return Role(rawValue: String(arguments[0].dropFirst("--role=".count))) }
+        return nil
+    }
+
     static func run(arguments: [String]) async -> Int32 {
-        guard arguments.isEmpty else { return PushRelay.fail("serve takes no arguments yet, got \(arguments.joined(separator: " "))") }
+        guard let role = parseRole(arguments) else {
+            return PushRelay.fail("serve takes --role api|worker|all (default all), got \(arguments.joined(separator: " "))")
+        }
+        let pipeline: PipelineConfiguration
+        do {
+            pipeline = try PipelineConfiguration.parse(ProcessInfo.processInfo.environment)
+        } catch {
+            return PushRelay.fail("\(error)")
+        }
         let environment: RelayEnvironment
         do {
             environment = try await RelayEnvironment.start(component: "serve")
@@ -17,30 +41,43 @@ enum ServeCommand {
             return PushRelay.fail("\(error)")
         }
         let logger = environment.logger
-        let server: HTTPServer
+        var server: HTTPServer?
+        var worker: PushWorker?
         do {
             let applied = try await environment.migrate()
             if !applied.isEmpty { logger.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
-            let dependencies = RelayAPIDependencies(
-                pool: environment.pool, secretBox: try environment.secretBox(), adminToken: try environment.adminToken(),
-                logger: logger, authCacheTTL: .seconds(environment.configuration.authCacheSeconds))
-            let configuration = environment.configuration
-            var serverConfiguration = HTTPServerConfiguration()
-            serverConfiguration.host = configuration.listenHost
-            serverConfiguration.port = configuration.listenPort
-            serverConfiguration.threads = configuration.threads
-            serverConfiguration.maxBodySize = configuration.maxBodySize
-            server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
-            _ = try server.start()
+            let secretBox = try environment.secretBox()
+            if role.runsAPI {
+                var dependencies = RelayAPIDependencies(
+                    pool: environment.pool, secretBox: secretBox, adminToken: try environment.adminToken(),
+                    logger: logger, authCacheTTL: .seconds(environment.configuration.authCacheSeconds))
+                dependencies.chunkSize = pipeline.chunkSize
+                let configuration = environment.configuration
+                var serverConfiguration = HTTPServerConfiguration()
+                serverConfiguration.host = configuration.listenHost
+                serverConfiguration.port = configuration.listenPort
+                serverConfiguration.threads = configuration.threads
+                serverConfiguration.maxBodySize = configuration.maxBodySize
+                let api = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
+                _ = try api.start()
+                server = api
+            }
+            if role.runsWorker {
+                worker = PushWorker(pool: environment.pool, connectionString: environment.connectionString,
+                                    secretBox: secretBox, configuration: pipeline, logger: logger)
+            }
         } catch {
             logger.error("start-up failed", ["error": "\(error)"])
             await environment.stop()
             return PushRelay.fail("\(error)")
         }
+        let workerTask = worker.map { worker in Task { await worker.run() } }
 
         let signal = await Signals.wait(for: [SIGTERM, SIGINT])
-        logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
-        await server.shutdown()
+        logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT", "role": role.rawValue])
+        await server?.shutdown()
+        worker?.stop()
+        await workerTask?.value
         await environment.stop()
         logger.notice("stopped")
         return 0

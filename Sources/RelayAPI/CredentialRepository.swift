@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStore
+import PushPipeline
 import RelayCore
 import RelayCrypto
 
@@ -20,10 +21,13 @@ struct CredentialRepository: Sendable {
             SELECT id, $2, $3, $4, $5, $6, $7, $8, now() FROM apps WHERE app_key = $1
             ON CONFLICT (app_id) DO UPDATE SET auth = EXCLUDED.auth, topic = EXCLUDED.topic, key_id = EXCLUDED.key_id,
                 team_id = EXCLUDED.team_id, certificate_expires_at = EXCLUDED.certificate_expires_at,
-                certificate_subject = EXCLUDED.certificate_subject, sealed_secret = EXCLUDED.sealed_secret, updated_at = now()
+                certificate_subject = EXCLUDED.certificate_subject, sealed_secret = EXCLUDED.sealed_secret, updated_at = now(),
+                broken_at = NULL, broken_reason = NULL
             """,
             [appKey, credential.auth.rawValue, credential.topic, credential.keyID, credential.teamID,
              credential.certificateExpiresAt, credential.certificateSubject, sealed])
+        // A new credential resumes a paused app: wake the workers.
+        if rows.affectedRows == 1 { try await pool.query(PushChannel.notify) }
         return rows.affectedRows == 1
     }
 
@@ -32,12 +36,13 @@ struct CredentialRepository: Sendable {
         let rows = try await pool.query("""
             SELECT c.auth, c.topic, c.key_id, c.team_id, c.certificate_subject,
                    \(isoTimestampSQL("c.certificate_expires_at")) AS certificate_expires_at,
-                   \(isoTimestampSQL("c.updated_at")) AS updated_at
+                   \(isoTimestampSQL("c.updated_at")) AS updated_at,
+                   \(isoTimestampSQL("c.broken_at")) AS broken_at, c.broken_reason
             FROM apns_credentials c JOIN apps a ON a.id = c.app_id WHERE a.app_key = $1
             """, [appKey])
         guard let row = rows.first else { return nil }
         var json: [String: Any] = [:]
-        for column in ["auth", "topic", "key_id", "team_id", "certificate_subject", "certificate_expires_at", "updated_at"] {
+        for column in ["auth", "topic", "key_id", "team_id", "certificate_subject", "certificate_expires_at", "updated_at", "broken_at", "broken_reason"] {
             json[column] = row[column] ?? NSNull()
         }
         return json

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PushPipeline
 import PostgresStore
 import RelayCore
 import RelayCrypto
@@ -13,6 +14,8 @@ public struct RelayAPIDependencies: Sendable {
     public var authCacheTTL: Duration
     /// The schema `/readyz` expects to find applied.
     public var migrations: [Migration]
+    /// Devices per push chunk, for the targeted pushes the API resolves itself.
+    public var chunkSize: Int = 500
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -36,6 +39,8 @@ public enum RelayAPI {
         PushIDRoutes(context: context).register(in: &router)
         DeviceRegistryRoutes(context: context).register(in: &router)
         ReportRoutes(context: context).register(in: &router)
+        PushRoutes(context: context).register(in: &router)
+        GroupPushRoutes(context: context).register(in: &router)
         return router
     }
 }
@@ -48,6 +53,7 @@ struct RouteContext: Sendable {
     let admin: AdminAuthorizer
     let appAuthenticator: AppAuthenticator
     let slowWork: SlowWork
+    let messages: MessageStore
 
     var logger: Logger { dependencies.logger }
 
@@ -57,6 +63,7 @@ struct RouteContext: Sendable {
         credentials = CredentialRepository(pool: dependencies.pool, box: dependencies.secretBox)
         admin = AdminAuthorizer(token: dependencies.adminToken)
         slowWork = SlowWork()
+        messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize)
         appAuthenticator = AppAuthenticator(pool: dependencies.pool, slowWork: slowWork, cacheTTL: dependencies.authCacheTTL)
     }
 

@@ -14,6 +14,18 @@ import Testing
         #expect(log.delivery(forToken: "a")?.payload == Array("2".utf8))
     }
 
+    @Test func countsEveryDeliveryPerTokenAndKeepsTheLastCollapseID() {
+        var log = DeliveryLog(capacity: 10)
+        log.record(delivery("a", "1"))
+        var resend = delivery("a", "1")
+        resend.collapseID = "pushrelay-42"
+        log.record(resend)
+        log.record(delivery("b", "1"))
+        #expect(log.delivery(forToken: "a")?.count == 2)
+        #expect(log.delivery(forToken: "a")?.collapseID == "pushrelay-42")
+        #expect(log.delivery(forToken: "b")?.count == 1)
+    }
+
     @Test func forgetsTheOldestTokenBeyondCapacity() {
         var log = DeliveryLog(capacity: 3)
         for token in ["a", "b", "c", "d", "e"] { log.record(delivery(token, token)) }

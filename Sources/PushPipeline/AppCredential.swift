@@ -1,0 +1,66 @@
+import APNSClient
+import Foundation
+import PostgresStore
+import RelayCore
+import RelayCrypto
+
+/// An app's APNs credential as the workers need it: the topic, whether APNs refused it, and
+/// (unsealed only when a client must be built) the key or certificate.
+struct AppCredential: Sendable {
+    var appID: Int64
+    var appKey: String
+    var topic: String
+    /// `updated_at`: a new upload changes it, and the cached clients are rebuilt.
+    var version: String
+    var isBroken: Bool
+    var auth: String
+    var keyID: String?
+    var teamID: String?
+    var sealedSecret: [UInt8]
+
+    /// The app's credential; nil when it has none.
+    static func load(appID: Int64, on connection: PostgresConnection) throws -> AppCredential? {
+        guard let row = try connection.query("""
+            SELECT a.app_key, c.auth, c.topic, c.key_id, c.team_id, c.sealed_secret, c.updated_at::text AS version,
+                   c.broken_at IS NOT NULL AS broken
+            FROM apns_credentials c JOIN apps a ON a.id = c.app_id WHERE c.app_id = $1
+            """, [appID]).first else { return nil }
+        return AppCredential(
+            appID: appID, appKey: try row.string("app_key"), topic: try row.string("topic"), version: try row.string("version"),
+            isBroken: try row.bool("broken"), auth: try row.string("auth"), keyID: row["key_id"], teamID: row["team_id"],
+            sealedSecret: try row.bytes("sealed_secret"))
+    }
+
+    /// The sealed material is bound to the app key (`CredentialRepository` seals it so).
+    static func associatedData(appKey: String) -> [UInt8] { Array("apns-credential:\(appKey)".utf8) }
+
+    /// Opens the secret and says how to authenticate with it.
+    func authentication(box: SecretBox) throws -> APNSClientConfiguration.Authentication {
+        let secret = try box.open(sealedSecret, associatedData: Self.associatedData(appKey: appKey))
+        guard let object = try JSONSerialization.jsonObject(with: Data(secret)) as? [String: Any],
+              let key = object["private_key"] as? String
+        else { throw CredentialUnusable("the sealed credential has no private_key") }
+        if auth == "certificate" {
+            guard let certificate = object["certificate"] as? String else {
+                throw CredentialUnusable("the sealed certificate credential has no certificate")
+            }
+            return .certificate(certificatePEM: certificate, keyPEM: key)
+        }
+        guard let keyID, let teamID else { throw CredentialUnusable("a token credential needs key_id and team_id") }
+        return .token(keyPEM: key, keyID: keyID, teamID: teamID)
+    }
+
+    /// Marks the credential broken (only the version that was refused: a newer upload stays
+    /// good) and wakes nobody: the app's chunks wait until a new credential is uploaded.
+    static func markBroken(appID: Int64, version: String, reason: String, on connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE apns_credentials SET broken_at = now(), broken_reason = $3
+            WHERE app_id = $1 AND updated_at::text = $2 AND broken_at IS NULL
+            """, [appID, version, reason])
+    }
+}
+
+struct CredentialUnusable: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

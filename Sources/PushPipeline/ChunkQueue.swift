@@ -1,0 +1,70 @@
+import Foundation
+import PostgresStore
+
+/// A chunk a worker holds.
+struct LeasedChunk: Sendable, Equatable {
+    var id: Int64
+    var messageID: Int64
+    var appID: Int64
+    var lane: Lane
+    /// Leases taken so far, this one included; more than one means a re-send.
+    var leases: Int
+}
+
+/// The `push_chunks` queue: lease with `FOR UPDATE SKIP LOCKED` and a deadline, release for
+/// a later retry, finish, and take back the chunks of workers that went silent.
+struct ChunkQueue: Sendable {
+    let pool: PostgresPool
+    /// Who holds a lease (host, pid and a random part).
+    let owner: String
+    let leaseSeconds: Int
+
+    /// Leases the next ready chunk of a lane, skipping apps whose credential is broken.
+    ///
+    /// Targeted chunks go oldest first. Broadcast chunks go round-robin over apps: the next
+    /// app id after `afterApp` first, then around, and within an app the oldest message first.
+    func lease(_ lane: Lane, afterApp: Int64) async throws -> LeasedChunk? {
+        let order = lane == .targeted ? "p.available_at, p.id" : "(p.app_id <= $4::bigint), p.app_id, p.message_id, p.id"
+        let rows = try await pool.query("""
+            UPDATE push_chunks c SET state = 'leased', lease_owner = $1,
+                   lease_expires_at = now() + make_interval(secs => $2), leases = c.leases + 1
+            FROM (SELECT p.id FROM push_chunks p
+                  WHERE p.state = 'ready' AND p.lane = $3 AND p.available_at <= now()
+                    AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
+                  ORDER BY \(order) LIMIT 1 FOR UPDATE SKIP LOCKED) pick
+            WHERE c.id = pick.id
+            RETURNING c.id, c.message_id, c.app_id, c.leases
+            """, [owner, Double(leaseSeconds), lane.rawValue] + (lane == .broadcast ? [afterApp] : []))
+        guard let row = rows.first else { return nil }
+        return LeasedChunk(id: Int64(try row.int("id")), messageID: Int64(try row.int("message_id")),
+                           appID: Int64(try row.int("app_id")), lane: lane, leases: try row.int("leases"))
+    }
+
+    /// Gives a chunk back, to be leased again after `delay` (retries, a paused app).
+    func release(_ chunk: LeasedChunk, after delay: Duration) async throws {
+        try await pool.query("""
+            UPDATE push_chunks SET state = 'ready', lease_owner = NULL, lease_expires_at = NULL,
+                   available_at = now() + make_interval(secs => $3)
+            WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
+            """, [chunk.id, owner, Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18])
+    }
+
+    /// Pushes the lease deadline out while a chunk is still being worked on.
+    func extend(_ chunk: LeasedChunk) async throws {
+        try await pool.query("""
+            UPDATE push_chunks SET lease_expires_at = now() + make_interval(secs => $3)
+            WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
+            """, [chunk.id, owner, Double(leaseSeconds)])
+    }
+
+    /// Makes the chunks whose lease ran out ready again (their worker died or hung).
+    ///
+    /// - Returns: how many were taken back.
+    @discardableResult
+    func reclaimExpired() async throws -> Int {
+        try await pool.query("""
+            UPDATE push_chunks SET state = 'ready', lease_owner = NULL, lease_expires_at = NULL
+            WHERE state = 'leased' AND lease_expires_at < now()
+            """).affectedRows
+    }
+}

@@ -1,0 +1,230 @@
+import APNSClient
+import Foundation
+import PostgresStore
+import PushCore
+import RelayCore
+import Synchronization
+
+/// Sends one leased chunk: loads its devices that have no outcome yet, the message and the
+/// app's credential, sends each device's notification, and writes outcomes back after every
+/// round. Devices APNs asked to retry go again after a backoff, up to `roundsPerLease`
+/// rounds; then the chunk goes back to the queue with that delay (never past the message's
+/// expiration, when the rest are recorded `expired`).
+struct ChunkSender: Sendable {
+    let pool: PostgresPool
+    let queue: ChunkQueue
+    let writer: OutcomeWriter
+    let senders: SenderCache
+    let backoff: Backoff
+    let roundsPerLease: Int
+    let logger: Logger
+    private let prepared = PreparedCache()
+
+    init(pool: PostgresPool, queue: ChunkQueue, writer: OutcomeWriter, senders: SenderCache, backoff: Backoff,
+         roundsPerLease: Int, logger: Logger) {
+        self.pool = pool
+        self.queue = queue
+        self.writer = writer
+        self.senders = senders
+        self.backoff = backoff
+        self.roundsPerLease = roundsPerLease
+        self.logger = logger
+    }
+
+    /// What a chunk needs from the database, read in one go.
+    private struct Loaded: Sendable {
+        var messageState: String
+        var body: String
+        var environment: String
+        var acceptedAt: Int
+        var expiresAt: Date
+        var credential: AppCredential?
+        var targets: [ChunkRun.Target]
+        /// Devices that cannot be sent to (deleted, inactive, moved environment).
+        var unsendable: [ChunkRun.Outcome]
+    }
+
+    func run(_ chunk: LeasedChunk) async {
+        do {
+            try await send(chunk)
+        } catch {
+            // The lease runs out and another attempt picks the chunk up.
+            logger.warning("chunk failed; it will be leased again", [
+                "chunk": String(chunk.id), "msg_id": String(chunk.messageID), "error": "\(error)",
+            ])
+        }
+    }
+
+    private func send(_ chunk: LeasedChunk) async throws {
+        let loaded = try await load(chunk)
+        let now = Date()
+        guard loaded.messageState == "sending" || loaded.messageState == "resolving" else {
+            // Withdrawn (or already finished): what is not sent now never will be.
+            _ = try await writer.write(chunk, outcomes: [], retries: 0, sentAt: now, chunkComplete: true)
+            return
+        }
+        var early = loaded.unsendable
+        func finishAll(_ outcome: DeliveryOutcome, _ reason: String) -> [ChunkRun.Outcome] {
+            early + loaded.targets.map { ChunkRun.Outcome(deviceID: $0.deviceID, outcome: outcome, reason: reason, attempts: 0) }
+        }
+        guard loaded.expiresAt > now else {
+            _ = try await writer.write(chunk, outcomes: finishAll(.expired, "Expired"), retries: 0, sentAt: now, chunkComplete: true)
+            return
+        }
+        guard let credential = loaded.credential else {
+            _ = try await writer.write(chunk, outcomes: finishAll(.failed, "NoCredentials"), retries: 0, sentAt: now, chunkComplete: true)
+            return
+        }
+        guard !credential.isBroken else {
+            // Leased just before the credential broke: it waits with the app's other chunks.
+            try await queue.release(chunk, after: .zero)
+            return
+        }
+        guard let notification = preparedNotification(chunk, loaded: loaded, topic: credential.topic) else {
+            _ = try await writer.write(chunk, outcomes: finishAll(.failed, "InvalidBody"), retries: 0, sentAt: now, chunkComplete: true)
+            return
+        }
+        let sender: any NotificationSender
+        do {
+            sender = try senders.sender(for: credential, environment: loaded.environment)
+        } catch {
+            logger.error("the app's APNs credential cannot be used; its deliveries pause", [
+                "app_id": String(chunk.appID), "error": "\(error)",
+            ])
+            try await markBroken(credential, reason: "CredentialUnusable")
+            try await queue.release(chunk, after: .zero)
+            return
+        }
+
+        var run = ChunkRun(targets: loaded.targets)
+        var rounds = 0
+        while true {
+            if Date() >= loaded.expiresAt { run.finishWaiting(as: .expired, reason: "Expired") }
+            let round = run.nextRound()
+            let sentAt = Date()
+            let results = await sendRound(round, notification: notification, sender: sender, isResend: chunk.leases > 1)
+            for (target, step, badge) in results { run.record(target, step: step, newBadge: badge) }
+            let (outcomes, retries) = run.takeOutcomes()
+            let broken = run.brokenCredential
+            let written = try await writer.write(
+                chunk, outcomes: early + outcomes, retries: retries, sentAt: sentAt, chunkComplete: run.isComplete && broken == nil)
+            early = []
+            if written.messageState == "withdrawn" {
+                _ = try await writer.write(chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
+                return
+            }
+            if let broken {
+                logger.error("APNs refused the app's credential; its deliveries pause until a new one is uploaded", [
+                    "app_id": String(chunk.appID), "reason": broken,
+                ])
+                try await markBroken(credential, reason: broken)
+                try await queue.release(chunk, after: .zero)
+                return
+            }
+            if run.isComplete { return }
+            rounds += 1
+            let delay = backoff.delay(retry: rounds, jitter: Double.random(in: 0...1))
+            let untilExpiry = loaded.expiresAt.timeIntervalSinceNow
+            if rounds >= roundsPerLease && Double(delay.components.seconds) < untilExpiry {
+                try await queue.release(chunk, after: delay)
+                return
+            }
+            try await Task.sleep(for: min(delay, .milliseconds(Int64(max(untilExpiry, 0) * 1000))))
+            try await queue.extend(chunk)
+        }
+    }
+
+    /// Sends a round's notifications concurrently (the client bounds what is in flight).
+    private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
+                           isResend: Bool) async -> [(ChunkRun.Target, DeliveryStep, Int?)] {
+        await withTaskGroup(of: (ChunkRun.Target, DeliveryStep, Int?).self) { group in
+            for target in targets {
+                let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge, isResend: isResend)
+                let apns = APNSNotification(
+                    deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
+                    priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
+                    collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
+                group.addTask { (target, DeliveryStep(await sender.send(apns)), built.newBadge) }
+            }
+            var results: [(ChunkRun.Target, DeliveryStep, Int?)] = []
+            results.reserveCapacity(targets.count)
+            for await result in group { results.append(result) }
+            return results
+        }
+    }
+
+    private func preparedNotification(_ chunk: LeasedChunk, loaded: Loaded, topic: String) -> PreparedNotification? {
+        if let cached = prepared.get(messageID: chunk.messageID, topic: topic) { return cached }
+        guard let msgID = MessageID(rawValue: chunk.messageID),
+              let request = try? PushRequest.parse(Array(loaded.body.utf8)),
+              let notification = try? APNSPayloadBuilder.prepare(request, msgID: msgID, topic: topic, acceptedAt: loaded.acceptedAt)
+        else { return nil }
+        prepared.put(notification, messageID: chunk.messageID, topic: topic)
+        return notification
+    }
+
+    private func markBroken(_ credential: AppCredential, reason: String) async throws {
+        try await pool.withConnection { connection in
+            try AppCredential.markBroken(appID: credential.appID, version: credential.version, reason: reason, on: connection)
+        }
+    }
+
+    private func load(_ chunk: LeasedChunk) async throws -> Loaded {
+        try await pool.withConnection { connection in
+            guard let message = try connection.query("""
+                SELECT state, body, environment, accepted_at, expires_at FROM messages WHERE id = $1
+                """, [chunk.messageID]).first else {
+                throw PostgresError.protocolViolation("chunk \(chunk.id) has no message")
+            }
+            let environment = try message.string("environment")
+            var targets: [ChunkRun.Target] = []
+            var unsendable: [ChunkRun.Outcome] = []
+            let devices = try connection.query("""
+                SELECT i.id, d.token, d.badge, d.environment, d.active
+                FROM push_chunks c CROSS JOIN LATERAL unnest(c.device_ids) AS i(id)
+                LEFT JOIN devices d ON d.id = i.id
+                WHERE c.id = $1
+                  AND NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = c.message_id AND x.device_id = i.id)
+                """, [chunk.id])
+            for row in devices {
+                let id = Int64(try row.int("id"))
+                let reason: String? = if row["token"] == nil { "DeviceDeleted" }
+                    else if try !row.bool("active") { "TokenInactive" }
+                    else if try row.string("environment") != environment { "EnvironmentChanged" }
+                    else { nil }
+                if let reason {
+                    unsendable.append(ChunkRun.Outcome(deviceID: id, outcome: .failed, reason: reason, attempts: 0))
+                } else {
+                    targets.append(ChunkRun.Target(deviceID: id, token: try row.string("token"), storedBadge: try row.int("badge")))
+                }
+            }
+            return Loaded(
+                messageState: try message.string("state"), body: try message.string("body"), environment: environment,
+                acceptedAt: try message.int("accepted_at"), expiresAt: try message.date("expires_at"),
+                credential: try AppCredential.load(appID: chunk.appID, on: connection), targets: targets, unsendable: unsendable)
+        }
+    }
+}
+
+/// Prepared notifications of recent messages (the JSON work is done once per message, not
+/// once per chunk); bounded.
+final class PreparedCache: Sendable {
+    private struct Key: Hashable {
+        var messageID: Int64
+        var topic: String
+    }
+
+    private let entries = Mutex<[Key: PreparedNotification]>([:])
+    private let limit = 256
+
+    func get(messageID: Int64, topic: String) -> PreparedNotification? {
+        entries.withLock { $0[Key(messageID: messageID, topic: topic)] }
+    }
+
+    func put(_ notification: PreparedNotification, messageID: Int64, topic: String) {
+        entries.withLock { entries in
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+            entries[Key(messageID: messageID, topic: topic)] = notification
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import APNSClient
+import Foundation
+
+/// The outcome recorded for one (message, device), as the `deliveries` table spells it.
+public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
+    /// Accepted by APNs.
+    case sent
+    /// Refused for good (the reason says why), or not sendable (no credential, …).
+    case failed
+    /// The token is dead and the device was marked inactive.
+    case invalidated
+    /// The message's expiration passed before APNs took it.
+    case expired
+    /// Withdrawn before it was sent.
+    case withdrawn
+}
+
+/// What to do with one device after one attempt: the APNs contract's table (`APNSAction`)
+/// turned into the pipeline's terms.
+public enum DeliveryStep: Sendable, Hashable {
+    /// Record this outcome (with an APNs reason or one of ours) and stop.
+    case record(DeliveryOutcome, reason: String?)
+    /// The token is dead: invalidate it unless the device registered again after `since`
+    /// (then the outcome is `failed` with the reason).
+    case invalidate(reason: String, since: Date?)
+    /// Send again later, with backoff.
+    case retry
+    /// The app's credential was refused: stop sending for this app, keep the device for later.
+    case credentialBroken(reason: String)
+
+    public init(_ result: APNSResult) {
+        if case .failed(.expired) = result {
+            self = .record(.expired, reason: "Expired")
+            return
+        }
+        let reason: String? = if case let .rejected(_, reason, _) = result { reason.description } else { nil }
+        switch APNSAction(for: result) {
+        case .sent:
+            self = .record(.sent, reason: nil)
+        case .invalidateToken(let since):
+            self = .invalidate(reason: reason ?? "Unregistered", since: since)
+        case .failPermanently(let apnsReason):
+            self = .record(.failed, reason: apnsReason.description.isEmpty ? "Unknown" : apnsReason.description)
+        case .failMessage(let text):
+            self = .record(.failed, reason: reason ?? text)
+        case .credentialsBroken(let apnsReason):
+            self = .credentialBroken(reason: apnsReason.description)
+        case .refreshTokenAndRetry, .retryWithBackoff, .retryOnNewConnection, .keepTokenRetryLater:
+            self = .retry
+        }
+    }
+}

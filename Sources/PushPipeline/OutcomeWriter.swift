@@ -1,0 +1,107 @@
+import Foundation
+import PostgresStore
+
+/// Writes a batch of outcomes back in one transaction: the `deliveries` rows (multi-row,
+/// `ON CONFLICT DO NOTHING`, so a re-sent device is never counted twice), the message's
+/// counters and `message_failures` for exactly the rows inserted, dead tokens, stored badges,
+/// and — when the chunk has no device left — the chunk and possibly the message as done.
+struct OutcomeWriter: Sendable {
+    let pool: PostgresPool
+    let owner: String
+
+    /// What the batch left behind.
+    struct Written: Sendable, Equatable {
+        /// The message's state after the write (`withdrawn` tells the sender to stop).
+        var messageState: String
+    }
+
+    /// - Parameters:
+    ///   - sentAt: when the batch's round began; a 410 without a timestamp only invalidates
+    ///     a token registered before it.
+    ///   - chunkComplete: every device of the chunk now has an outcome.
+    func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool) async throws -> Written {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await pool.withConnection { [self] connection in
+                    try connection.transaction { connection in
+                        try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete, on: connection)
+                    }
+                }
+            } catch PostgresError.server(let state, _) where (state == "40P01" || state == "40001") && attempt < 5 {
+                // Two chunks of different messages touching the same devices: try again.
+                continue
+            }
+        }
+    }
+
+    private func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool,
+                       on connection: PostgresConnection) throws -> Written {
+        var outcomes = outcomes
+        let invalid = outcomes.filter { $0.outcome == .invalidated }
+        if !invalid.isEmpty {
+            // The registry's rule: a token registered again after APNs' timestamp (or, without
+            // one, after we sent) stays active.
+            let invalidated = Set(try connection.query("""
+                UPDATE devices d SET active = false, invalidated_at = now(), invalidation_reason = v.reason,
+                       apns_invalidated_at = v.since
+                FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
+                WHERE d.id = v.id AND d.active AND d.registered_at < coalesce(v.since, $4::timestamptz)
+                RETURNING d.id
+                """, [SQLArray.bigint(invalid.map(\.deviceID)), SQLArray.text(invalid.map(\.reason)),
+                      SQLArray.timestamps(invalid.map(\.invalidatedSince)), sentAt]).map { Int64(try $0.int("id")) })
+            for index in outcomes.indices where outcomes[index].outcome == .invalidated && !invalidated.contains(outcomes[index].deviceID) {
+                outcomes[index].outcome = .failed
+            }
+        }
+        let sent = outcomes.filter { $0.outcome == .sent }
+        if !sent.isEmpty {
+            try connection.query("""
+                UPDATE devices d SET badge = coalesce(v.badge, d.badge), last_seen_at = now()
+                FROM unnest($1::bigint[], $2::integer[]) AS v(id, badge)
+                WHERE d.id = v.id
+                """, [SQLArray.bigint(sent.map(\.deviceID)), SQLArray.int(sent.map(\.newBadge))])
+        }
+        // One statement: the rows, the failures by reason and the counters, all from what was
+        // actually inserted. Updating the message row also locks it, which orders the
+        // completion check below against other workers'.
+        let state = try connection.query("""
+            WITH inserted AS (
+                INSERT INTO deliveries (message_id, device_id, outcome, reason, attempts)
+                SELECT $1, v.id, v.outcome, v.reason, v.attempts
+                FROM unnest($2::bigint[], $3::text[], $4::text[], $5::integer[]) AS v(id, outcome, reason, attempts)
+                ON CONFLICT DO NOTHING
+                RETURNING outcome, reason
+            ), failures AS (
+                INSERT INTO message_failures (message_id, reason, count)
+                SELECT $1, reason, count(*) FROM inserted WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL
+                GROUP BY reason
+                ON CONFLICT (message_id, reason) DO UPDATE SET count = message_failures.count + EXCLUDED.count
+            ), counts AS (
+                SELECT count(*) FILTER (WHERE outcome = 'sent') AS sent,
+                       count(*) FILTER (WHERE outcome = 'failed') AS failed,
+                       count(*) FILTER (WHERE outcome = 'invalidated') AS invalidated,
+                       count(*) FILTER (WHERE outcome = 'expired') AS expired
+                FROM inserted
+            )
+            UPDATE messages m SET sent_count = m.sent_count + c.sent, failed_count = m.failed_count + c.failed,
+                   invalidated_count = m.invalidated_count + c.invalidated, expired_count = m.expired_count + c.expired,
+                   retry_count = m.retry_count + $6,
+                   first_sent_at = CASE WHEN c.sent > 0 THEN coalesce(m.first_sent_at, now()) ELSE m.first_sent_at END,
+                   last_sent_at = CASE WHEN c.sent > 0 THEN now() ELSE m.last_sent_at END
+            FROM counts c WHERE m.id = $1
+            RETURNING m.state
+            """, [chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)), SQLArray.text(outcomes.map(\.outcome.rawValue)),
+                  SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries])
+        let messageState = try state.first?.string("state") ?? "done"
+        if chunkComplete {
+            try connection.query("""
+                UPDATE push_chunks SET state = 'done', lease_owner = NULL, lease_expires_at = NULL
+                WHERE id = $1 AND lease_owner = $2
+                """, [chunk.id, owner])
+            try MessageCompletion.finishIfDone(messageID: chunk.messageID, on: connection)
+        }
+        return Written(messageState: messageState)
+    }
+}

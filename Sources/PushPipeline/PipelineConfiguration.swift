@@ -1,0 +1,77 @@
+import Foundation
+
+/// What the workers read from `PUSHRELAY_*` environment variables (parsed purely, like
+/// `RelayConfiguration`).
+public struct PipelineConfiguration: Sendable, Equatable {
+    /// APNs endpoints (the simulator's in development and tests) and extra trusted CAs.
+    public var productionURL = URL(string: "https://api.push.apple.com")!
+    public var sandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
+    public var caFile: String?
+    /// Chunks one worker sends at once, and how many of them only take targeted pushes.
+    public var slots = 8
+    public var targetedSlots = 2
+    /// Devices per chunk: also the most a crash can send twice per slot.
+    public var chunkSize = 500
+    /// A leased chunk whose worker is silent this long is leased again.
+    public var leaseSeconds = 30
+    /// HTTP/2 connections and requests in flight per (app, environment) APNs client.
+    public var apnsConnections = 2
+    public var apnsMaxInFlight = 2000
+    /// How often a worker looks for work without a NOTIFY (the fallback).
+    public var pollInterval: Duration = .seconds(2)
+
+    public init() {}
+
+    public struct Error: Swift.Error, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The variables, for `pushrelay help` and the README.
+    public static let variables: [(name: String, meaning: String)] = [
+        ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
+        ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
+        ("PUSHRELAY_APNS_CA_FILE", "PEM CAs trusted for APNs besides the system's (the simulator's certificate)"),
+        ("PUSHRELAY_WORKER_SLOTS", "chunks a worker sends at once (default 8)"),
+        ("PUSHRELAY_WORKER_TARGETED_SLOTS", "of those, slots kept for targeted pushes (default 2)"),
+        ("PUSHRELAY_CHUNK_SIZE", "devices per chunk (default 500)"),
+        ("PUSHRELAY_CHUNK_LEASE_SECONDS", "a chunk whose worker died is leased again after this (default 30)"),
+        ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 2)"),
+        ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "APNs requests in flight per app and environment (default 2000)"),
+    ]
+
+    public static func parse(_ environment: [String: String]) throws(Error) -> PipelineConfiguration {
+        var configuration = PipelineConfiguration()
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        func number(_ name: String, in range: ClosedRange<Int>) throws(Error) -> Int? {
+            guard let raw = value(name) else { return nil }
+            guard let number = Int(raw), range.contains(number) else {
+                throw Error(description: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(raw)\"")
+            }
+            return number
+        }
+        func url(_ name: String) throws(Error) -> URL? {
+            guard let raw = value(name) else { return nil }
+            guard let url = URL(string: raw), url.scheme == "https", url.host?.isEmpty == false else {
+                throw Error(description: "\(name) must be https://host[:port], got \"\(raw)\"")
+            }
+            return url
+        }
+        if let url = try url("PUSHRELAY_APNS_PRODUCTION_URL") { configuration.productionURL = url }
+        if let url = try url("PUSHRELAY_APNS_SANDBOX_URL") { configuration.sandboxURL = url }
+        configuration.caFile = value("PUSHRELAY_APNS_CA_FILE")
+        if let slots = try number("PUSHRELAY_WORKER_SLOTS", in: 1...256) { configuration.slots = slots }
+        if let slots = try number("PUSHRELAY_WORKER_TARGETED_SLOTS", in: 0...255) { configuration.targetedSlots = slots }
+        if let size = try number("PUSHRELAY_CHUNK_SIZE", in: 1...10_000) { configuration.chunkSize = size }
+        if let seconds = try number("PUSHRELAY_CHUNK_LEASE_SECONDS", in: 1...3600) { configuration.leaseSeconds = seconds }
+        if let count = try number("PUSHRELAY_APNS_CONNECTIONS", in: 1...64) { configuration.apnsConnections = count }
+        if let count = try number("PUSHRELAY_APNS_MAX_IN_FLIGHT", in: 1...100_000) { configuration.apnsMaxInFlight = count }
+        return configuration
+    }
+
+    func url(for environment: String) -> URL {
+        environment == "sandbox" ? sandboxURL : productionURL
+    }
+}

@@ -1,0 +1,67 @@
+import APNSClient
+import Foundation
+import RelayCore
+import RelayCrypto
+import Synchronization
+
+/// One APNs client per (app, environment), built on first use and rebuilt when the app's
+/// credential changes (its `version`); the replaced client is shut down.
+final class SenderCache: Sendable {
+    private struct Key: Hashable {
+        var appID: Int64
+        var environment: String
+    }
+
+    private struct Entry {
+        var version: String
+        var sender: any NotificationSender
+    }
+
+    private let configuration: PipelineConfiguration
+    private let box: SecretBox
+    private let logger: Logger
+    private let entries = Mutex<[Key: Entry]>([:])
+
+    init(configuration: PipelineConfiguration, box: SecretBox, logger: Logger) {
+        self.configuration = configuration
+        self.box = box
+        self.logger = logger
+    }
+
+    /// The sender for the app's credential in this environment.
+    ///
+    /// - Throws: when the credential cannot make a client (bad key or certificate).
+    func sender(for credential: AppCredential, environment: String) throws -> any NotificationSender {
+        let key = Key(appID: credential.appID, environment: environment)
+        var replaced: (any NotificationSender)?
+        // Built under the lock: rare (first use, new credential), and two chunks of one app
+        // must not build two clients.
+        let sender = try entries.withLock { entries throws -> any NotificationSender in
+            if let entry = entries[key], entry.version == credential.version { return entry.sender }
+            let sender = try makeSender(for: credential, environment: environment)
+            replaced = entries[key]?.sender
+            entries[key] = Entry(version: credential.version, sender: sender)
+            return sender
+        }
+        if let replaced { Task { await replaced.shutdown() } }
+        return sender
+    }
+
+    private func makeSender(for credential: AppCredential, environment: String) throws -> any NotificationSender {
+        var clientConfiguration = try APNSClientConfiguration(
+            endpoint: configuration.url(for: environment), authentication: credential.authentication(box: box),
+            caFile: configuration.caFile)
+        clientConfiguration.maxConnections = configuration.apnsConnections
+        clientConfiguration.maxInFlight = configuration.apnsMaxInFlight
+        return APNSClientSender(client: try APNSClient(
+            configuration: clientConfiguration, logger: logger.with(["app_key": credential.appKey, "environment": environment])))
+    }
+
+    func shutdown() async {
+        let all = entries.withLock { entries in
+            defer { entries = [:] }
+            return entries.values.map(\.sender)
+        }
+        for sender in all { await sender.shutdown() }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import HTTPServer
+import PushCore
+import RelayCore
+import RelayCrypto
+
+/// `POST /admin/v1/groups` makes a group of apps; `POST /v3/grouppush` (Basic
+/// `group-<group_key>:<group_secret>`) sends one push to every app of the group.
+struct GroupPushRoutes: Sendable {
+    let context: RouteContext
+
+    func register(in router: inout Router) {
+        let groups = GroupRepository(pool: context.dependencies.pool)
+        let slowWork = context.slowWork
+        let messages = context.messages
+
+        router.add("POST", "/admin/v1/groups", context.adminHandler { request, _ in
+            let body = try JSONObjectReader(request.body)
+            try body.rejectUnknownKeys(allowed: ["name", "app_keys"])
+            let name = try body.string("name").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.utf8.count <= 255 else { throw JPushError.illegalValue("name must be 1 to 255 bytes of text") }
+            var appKeys: [String] = []
+            if case .array(let items)? = body.fields["app_keys"] {
+                for item in items {
+                    guard case .string(let key) = item else { throw JPushError.illegalValue("app_keys must be a list of app keys") }
+                    if !appKeys.contains(key) { appKeys.append(key) }
+                }
+            }
+            guard !appKeys.isEmpty, appKeys.count <= 100, appKeys.allSatisfy(AppKey.isWellFormed) else {
+                throw JPushError.illegalValue("app_keys must list 1 to 100 app keys")
+            }
+            let secret = SecureRandom.hex(12)
+            let hash = await slowWork.run { SecretHasher.hash(secret) }
+            let groupKey = AppKey.generate()
+            try await groups.create(groupKey: groupKey, name: name, secretHash: hash, appKeys: appKeys)
+            return jsonResponse(201, ["group_key": groupKey, "group_secret": secret, "name": name, "app_keys": appKeys.sorted()])
+        })
+
+        router.add("POST", "/v3/grouppush", handler(context.logger) { request, _ in
+            let failure = JPushError.authenticationFailed("authentication failed: Basic group-<group_key>:<group_secret> required")
+            guard let credentials = BasicCredentials(authorization: request.headers["authorization"]),
+                  credentials.user.hasPrefix("group-"), !credentials.password.isEmpty else { throw failure }
+            let groupKey = String(credentials.user.dropFirst("group-".count))
+            guard AppKey.isWellFormed(groupKey), let group = try await groups.find(groupKey: groupKey) else { throw failure }
+            let password = credentials.password
+            guard await slowWork.run({ SecretHasher.verify(password, against: group.secretHash) }) else { throw failure }
+
+            let push = try PushRequest.parse(request.body)
+            var reply: [String: Any] = ["group_msgid": messages.nextMessageID().description]
+            for app in group.apps {
+                do {
+                    let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
+                    reply[app.appKey] = ["sendno": String(accepted.sendno), "msg_id": accepted.msgID.description]
+                } catch let error as JPushError {
+                    reply[app.appKey] = PushRoutes.errorObject(error)
+                }
+            }
+            return jsonResponse(200, reply)
+        })
+    }
+}

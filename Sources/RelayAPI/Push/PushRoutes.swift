@@ -1,0 +1,72 @@
+import Foundation
+import HTTPServer
+import PushCore
+import PushPipeline
+import RelayCore
+
+/// `/v3/push`, `/v3/push/validate`, `DELETE /v3/push/{msg_id}` and the batch pushes: the
+/// push is validated completely (PushCore), persisted in one transaction and answered before
+/// any fan-out happens.
+struct PushRoutes: Sendable {
+    let context: RouteContext
+
+    func register(in router: inout Router) {
+        let messages = context.messages
+
+        router.add("POST", "/v3/push", context.appHandler { request, _, app in
+            let push = try PushRequest.parse(request.body)
+            let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
+            return HTTPResponse.json(200, PushReply.body(sendno: accepted.sendno, msgID: accepted.msgID))
+        })
+
+        router.add("POST", "/v3/push/validate", context.appHandler { request, _, _ in
+            let push = try PushRequest.parse(request.body)
+            return HTTPResponse.json(200, PushReply.body(sendno: push.options.sendno, msgID: messages.nextMessageID()))
+        })
+
+        router.add("DELETE", "/v3/push/{msg_id}", context.appHandler { _, parameters, app in
+            let raw = parameters["msg_id"] ?? ""
+            guard let msgID = MessageID(raw) else {
+                throw JPushError.illegalValue("msg_id must be a positive 64-bit integer, got \"\(raw.prefix(32))\"")
+            }
+            switch try await messages.withdraw(appID: app.id, msgID: msgID) {
+            case .withdrawn:
+                return jsonResponse(200, ["msg_id": msgID.description, "state": "withdrawn"])
+            case .alreadyFinished:
+                throw JPushError(status: 400, code: 1003, message: "msg_id \(msgID) has already been delivered to every target",
+                                 msgID: msgID.description)
+            case .notFound:
+                throw JPushError(status: 404, code: 1003, message: "no message \(msgID) in this app")
+            }
+        })
+
+        for (path, target) in [("/v3/push/batch/regid/single", BatchPushList.Target.registrationID),
+                               ("/v3/push/batch/alias/single", BatchPushList.Target.alias)] {
+            router.add("POST", path, context.appHandler { request, _, app in
+                let entries = try BatchPushList.parse(request.body, target: target)
+                var reply: [String: Any] = [:]
+                for entry in entries {
+                    switch entry.outcome {
+                    case .accepted(let push, let body):
+                        do {
+                            let accepted = try await messages.accept(appID: app.id, request: push, body: body)
+                            reply[entry.cid] = ["msg_id": accepted.msgID.description]
+                        } catch let error as JPushError {
+                            reply[entry.cid] = Self.errorObject(error)
+                        }
+                    case .rejected(let error):
+                        reply[entry.cid] = Self.errorObject(error)
+                    }
+                }
+                return jsonResponse(200, reply)
+            })
+        }
+    }
+
+    /// `{"error":{"code":N,"message":"…"}}` (with the msg_id when the error has one).
+    static func errorObject(_ error: JPushError) -> [String: Any] {
+        var object: [String: Any] = ["error": ["code": error.code, "message": error.message]]
+        if let msgID = error.msgID { object["msg_id"] = msgID }
+        return object
+    }
+}

@@ -1,0 +1,237 @@
+import APNSSimulator
+import Foundation
+import PostgresStore
+import Testing
+
+/// End to end: `POST /v3/push` → PostgreSQL → worker → APNs simulator over TLS, checked on
+/// the simulator's own record (not only on our counters).
+@Suite(.serialized) struct DeliveryTests {
+    @Test func broadcastToTenThousandDevicesIsAcceptedAndCounted() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: 10_000, prefix: "a1")
+            // A sandbox device is not part of a production broadcast.
+            let sandbox = try await relay.insertDevices(app, count: 1, prefix: "a2", environment: "sandbox")
+            let started = ContinuousClock.now
+            let reply = try await relay.push(app, ["platform": "all", "audience": "all", "notification": ["alert": "hello all"]])
+            #expect(reply.status == 200)
+            #expect(ContinuousClock.now - started < .seconds(2), "answered before fan-out")
+            let msgID = try #require((reply.json["msg_id"] as? String).flatMap(Int64.init))
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(120))
+
+            #expect(message["state"] == "done")
+            #expect(try message.int("target_count") == 10_000)
+            #expect(try message.int("sent_count") == 10_000)
+            #expect(try message.int("failed_count") == 0)
+            #expect(message["first_sent_at"] != nil && message["finished_at"] != nil)
+            let stats = relay.simulator.stats
+            #expect(stats.accepted == 10_000)
+            #expect(stats.rejectedTotal == 0)
+            let deliveries = relay.simulator.deliveries()
+            #expect(Set(deliveries.map(\.token)) == Set(tokens))
+            #expect(deliveries.allSatisfy { $0.count == 1 && $0.alert == "hello all" && $0.msgID == msgID && $0.topic == PipelineHarness.topic })
+            #expect(relay.simulator.deliveries(token: sandbox[0]).isEmpty)
+            let outcomes = try await relay.pool.query("SELECT count(*) AS n FROM deliveries WHERE message_id = $1 AND outcome = 'sent'", [msgID])
+            #expect(try outcomes.first?.int("n") == 10_000)
+        }
+    }
+
+    @Test func audiencesHitExactlyTheirDevices() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let other = try await relay.createApp("other app")
+            let tokens = try await relay.insertDevices(app, count: 12, prefix: "b1")
+            let foreign = try await relay.insertDevices(other, count: 4, prefix: "b2")
+            // Tags: red on 0..<6, blue on 4..<10, green on 0, 5, 9 (and on the other app's devices).
+            try await relay.tag(Array(tokens[0..<6]), "red", app: app)
+            try await relay.tag(Array(tokens[4..<10]), "blue", app: app)
+            try await relay.tag([tokens[0], tokens[5], tokens[9]], "green", app: app)
+            try await relay.tag(foreign, "red", app: other)
+            try await relay.pool.query("UPDATE devices SET alias = 'alice' WHERE token = ANY ($1::text[])",
+                                       ["{\(tokens[2]),\(tokens[11])}"])
+            let rids = try await relay.pool.query("SELECT replace(registration_id::text, '-', '') AS rid, token FROM devices WHERE app_id = $1",
+                                                  [app.id])
+            var ridOf: [String: String] = [:]
+            for row in rids { ridOf[try row.string("token")] = try row.string("rid") }
+
+            let cases: [(String, Any, Set<Int>)] = [
+                ("tag", ["tag": ["red", "green"]], Set(0..<6).union([9])),
+                ("tag_and", ["tag_and": ["red", "blue"]], [4, 5]),
+                ("tag_not", ["tag_not": ["red", "blue"]], [10, 11]),
+                ("tag + tag_not", ["tag": ["blue"], "tag_not": ["green"]], [4, 6, 7, 8]),
+                ("tag + tag_and", ["tag": ["red"], "tag_and": ["green"]], [0, 5]),
+                ("alias", ["alias": ["alice", "nobody"]], [2, 11]),
+                ("registration_id", ["registration_id": [ridOf[tokens[3]]!, ridOf[tokens[7]]!, "0123456789abcdef0123456789abcdef"]], [3, 7]),
+                ("alias + tag", ["alias": ["alice"], "tag": ["red"]], [2]),
+                ("all", "all", Set(0..<12)),
+            ]
+            for (name, audience, expected) in cases {
+                relay.simulator.reset()
+                let msgID = try await relay.accepted(app, ["platform": ["ios"], "audience": audience, "notification": ["alert": name]])
+                let message = try await relay.waitUntilFinished(msgID)
+                let hit = Set(relay.simulator.deliveries().filter { $0.msgID == msgID }.map(\.token))
+                #expect(hit == Set(expected.map { tokens[$0] }), "\(name)")
+                #expect(relay.simulator.stats.accepted == expected.count, "\(name)")
+                #expect(try message.int("target_count") == expected.count, "\(name)")
+                #expect(try message.int("sent_count") == expected.count, "\(name)")
+            }
+        }
+    }
+
+    @Test func noMatchingDeviceIs1011WithAMsgIDAndOtherPlatformsHaveNoTarget() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            try await relay.insertDevices(app, count: 2, prefix: "c1")
+            let none = try await relay.push(app, ["platform": "all", "audience": ["tag": ["nobody"]], "notification": ["alert": "x"]])
+            #expect(none.status == 400)
+            #expect(none.errorCode == 1011)
+            #expect((none.json["msg_id"] as? String).flatMap(Int64.init) != nil)
+            // Sandbox pushes only target sandbox devices: there are none.
+            let sandbox = try await relay.push(app, ["platform": "all", "audience": "all", "notification": ["alert": "x"],
+                                                     "options": ["apns_production": false]])
+            #expect(sandbox.errorCode == 1011)
+
+            let android = try await relay.accepted(app, ["platform": ["android"], "audience": "all", "notification": ["alert": "x"]])
+            let message = try await relay.message(android)
+            #expect(message["state"] == "done")
+            #expect(try message.int("target_count") == 0)
+
+            let invalid = try await relay.push(app, ["platform": "all", "audience": "all", "notification": ["alert": String(repeating: "x", count: 5000)]])
+            #expect(invalid.errorCode == 1005)
+            let validate = try await relay.request("POST", "/v3/push/validate", auth: app.auth,
+                                                   json: ["platform": "all", "audience": "all", "notification": ["alert": "x"]])
+            #expect(validate.status == 200)
+            #expect((validate.json["msg_id"] as? String).flatMap(Int64.init) != nil)
+            let stored = try await relay.pool.query("SELECT count(*) AS n FROM messages")
+            #expect(try stored.first?.int("n") == 1, "only the android push was stored")
+            #expect(relay.simulator.stats.streams == 0)
+        }
+    }
+
+    @Test func deadTokensAreInvalidatedAndSkippedNextTime() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let live = try await relay.insertDevices(app, count: 20, prefix: "d1")
+            let unregistered = try await relay.insertDevices(app, count: 5, prefix: "dead")
+            let bad = try await relay.insertDevices(app, count: 3, prefix: "badd")
+            let first = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "one"]])
+            let message = try await relay.waitUntilFinished(first)
+            #expect(try message.int("target_count") == 28)
+            #expect(try message.int("sent_count") == 20)
+            #expect(try message.int("invalidated_count") == 8)
+            let failures = try await relay.pool.query("SELECT reason, count FROM message_failures WHERE message_id = $1 ORDER BY reason", [first])
+            #expect(try failures.map { "\(try $0.string("reason"))=\(try $0.int("count"))" } == ["BadDeviceToken=3", "Unregistered=5"])
+            let states = try await relay.pool.query("""
+                SELECT token, active, invalidation_reason FROM devices WHERE app_id = $1 AND NOT active ORDER BY token
+                """, [app.id])
+            #expect(Set(try states.map { try $0.string("token") }) == Set(unregistered + bad))
+            #expect(relay.simulator.stats.rejected == ["Unregistered": 5, "BadDeviceToken": 3])
+
+            relay.simulator.reset()
+            let second = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "two"]])
+            let again = try await relay.waitUntilFinished(second)
+            #expect(try again.int("target_count") == 20)
+            #expect(try again.int("sent_count") == 20)
+            #expect(relay.simulator.stats.streams == 20, "dead tokens are not sent again")
+            #expect(Set(relay.simulator.deliveries().map(\.token)) == Set(live))
+        }
+    }
+
+    @Test func aRetryStormStillDeliversEverything() async throws {
+        try await PipelineHarness.with(simulate: { simulator in
+            simulator.rate429 = 0.3
+            simulator.rate500 = 0.2
+            simulator.seed = 7
+        }) { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: 2_000, prefix: "e1")
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "storm"]])
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(120))
+            #expect(try message.int("sent_count") == 2_000)
+            #expect(try message.int("failed_count") == 0)
+            #expect(try message.int("retry_count") > 0)
+            let stats = relay.simulator.stats
+            #expect(stats.accepted == 2_000)
+            #expect((stats.rejected["TooManyRequests"] ?? 0) > 0 && (stats.rejected["InternalServerError"] ?? 0) > 0)
+            #expect(try message.int("retry_count") == stats.rejectedTotal, "every refusal was retried and counted")
+            #expect(Set(relay.simulator.deliveries().map(\.token)) == Set(tokens))
+        }
+    }
+
+    @Test func badgePlusOneIncrementsEachDevicesStoredBadge() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let zero = try await relay.insertDevices(app, count: 3, prefix: "f1", badge: 0)
+            let five = try await relay.insertDevices(app, count: 3, prefix: "f2", badge: 5)
+            for round in 1...2 {
+                let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all",
+                                                           "notification": ["ios": ["alert": "badge \(round)", "badge": "+1"]]])
+                try await relay.waitUntilFinished(msgID)
+                for token in zero { #expect(relay.simulator.deliveries(token: token).first?.badge == round) }
+                for token in five { #expect(relay.simulator.deliveries(token: token).first?.badge == 5 + round) }
+            }
+            let stored = try await relay.pool.query("SELECT token, badge FROM devices WHERE app_id = $1", [app.id])
+            for row in stored {
+                let token = try row.string("token")
+                #expect(try row.int("badge") == (zero.contains(token) ? 2 : 7))
+            }
+        }
+    }
+
+    @Test func theSameCIDAnswersTheSameAndSendsOnce() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: 50, prefix: "a7")
+            let body = try JSONSerialization.data(withJSONObject: [
+                "platform": "ios", "audience": "all", "notification": ["alert": "once"], "cid": "order-42", "options": ["sendno": 9],
+            ] as [String: Any])
+            // Concurrent retries of one request, as an SDK timing out would send them.
+            let replies = try await withThrowingTaskGroup(of: PipelineHarness.Reply.self) { group in
+                for _ in 0..<8 { group.addTask { try await relay.request("POST", "/v3/push", auth: app.auth, body: body) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let ids = Set(replies.compactMap { $0.json["msg_id"] as? String })
+            #expect(replies.allSatisfy { $0.status == 200 && $0.json["sendno"] as? String == "9" })
+            #expect(ids.count == 1)
+            let msgID = try #require(ids.first.flatMap(Int64.init))
+            try await relay.waitUntilFinished(msgID)
+            let later = try await relay.request("POST", "/v3/push", auth: app.auth, body: body)
+            #expect(later.json["msg_id"] as? String == String(msgID))
+            let rows = try await relay.pool.query("SELECT count(*) AS n FROM messages")
+            #expect(try rows.first?.int("n") == 1)
+            #expect(relay.simulator.stats.accepted == 50)
+            #expect(relay.simulator.deliveries().allSatisfy { $0.count == 1 })
+            #expect(Set(relay.simulator.deliveries().map(\.token)) == Set(tokens))
+        }
+    }
+
+    @Test func withdrawingMidBroadcastStopsWhatIsNotSent() async throws {
+        try await PipelineHarness.with(simulate: { $0.latencyMilliseconds = 20 }, tune: { pipeline in
+            pipeline.chunkSize = 50
+            pipeline.slots = 2
+            pipeline.targetedSlots = 1
+            pipeline.apnsMaxInFlight = 10
+        }) { relay in
+            let app = try await relay.createApp()
+            try await relay.insertDevices(app, count: 5_000, prefix: "a8")
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "oops"]])
+            try await poll(timeout: .seconds(30), "first deliveries") { relay.simulator.stats.accepted >= 100 ? true : nil }
+            let withdrawn = try await relay.request("DELETE", "/v3/push/\(msgID)", auth: app.auth)
+            #expect(withdrawn.status == 200)
+            let message = try await relay.waitUntilFinished(msgID)
+            #expect(message["state"] == "withdrawn")
+            // What was in flight finishes; nothing else goes out.
+            try await poll(timeout: .seconds(10), "chunks in hand to finish") {
+                try await relay.pool.query("SELECT 1 FROM push_chunks WHERE message_id = $1 AND state <> 'done'", [msgID]).isEmpty ? true : nil
+            }
+            let settled = relay.simulator.stats.accepted
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(relay.simulator.stats.accepted == settled)
+            #expect(settled < 1_000, "sent \(settled) of 5000")
+            let again = try await relay.request("DELETE", "/v3/push/\(msgID)", auth: app.auth)
+            #expect(again.status == 200)
+            let unknown = try await relay.request("DELETE", "/v3/push/12345", auth: app.auth)
+            #expect(unknown.status == 404)
+        }
+    }
+}

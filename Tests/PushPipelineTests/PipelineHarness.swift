@@ -1,0 +1,296 @@
+import APNSSimulator
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPServer
+import PostgresStore
+import PushPipeline
+import RelayAPI
+import RelayCore
+import RelayCrypto
+
+/// The whole relay in this process — API on 127.0.0.1 (port 0), a push worker, a fresh
+/// migrated database — sending over TLS to an APNs simulator that trusts the test key.
+final class PipelineHarness: Sendable {
+    static let adminToken = "test-admin-token-0123456789"
+    static let keyID = "TESTKEY001"
+    static let teamID = "TESTTEAM01"
+    static let topic = "com.example.pipeline"
+
+    /// Sizes of the big tests: the issue's full sizes with PUSHRELAY_PIPELINE_FULL=1
+    /// (`make reliability` / `make bench`), smaller ones inside `make test`.
+    static let full = ProcessInfo.processInfo.environment["PUSHRELAY_PIPELINE_FULL"] == "1"
+
+    let simulator: APNSSimulator
+    let pool: PostgresPool
+    let server: HTTPServer
+    let port: Int
+    let worker: PushWorker?
+    let workerTask: Task<Void, Never>?
+    let directory: URL
+    let keyPEM: String
+    let databaseURL: String
+    let pipeline: PipelineConfiguration
+
+    private init(simulator: APNSSimulator, pool: PostgresPool, server: HTTPServer, port: Int, worker: PushWorker?,
+                 workerTask: Task<Void, Never>?, directory: URL, keyPEM: String, databaseURL: String, pipeline: PipelineConfiguration) {
+        self.simulator = simulator
+        self.pool = pool
+        self.server = server
+        self.port = port
+        self.worker = worker
+        self.workerTask = workerTask
+        self.directory = directory
+        self.keyPEM = keyPEM
+        self.databaseURL = databaseURL
+        self.pipeline = pipeline
+    }
+
+    /// A P-256 key in PEM (what Apple's .p8 files hold).
+    static func makeKey(in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("AuthKey.p8").path
+        try run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// Starts a simulator (tuned by `simulate`) and the relay.
+    ///
+    /// - Parameters:
+    ///   - worker: false leaves the worker out (a test starts its own, or a process).
+    static func start(
+        simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
+        tune: (inout PipelineConfiguration) -> Void = { _ in },
+        worker startWorker: Bool = true
+    ) async throws -> PipelineHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pipeline-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyPEM = try makeKey(in: directory)
+
+        var simulatorConfiguration = APNSSimulatorConfiguration()
+        simulatorConfiguration.listen = .init(host: "127.0.0.1", port: 0)
+        simulatorConfiguration.jwtKeys = [keyID: keyPEM]
+        simulatorConfiguration.maxRecordedTokens = 200_000
+        simulatorConfiguration.unregisteredPrefix = "dead"
+        simulatorConfiguration.badTokenPrefix = "badd"
+        simulatorConfiguration.threads = 1
+        simulate(&simulatorConfiguration)
+        let simulator = try APNSSimulator(configuration: simulatorConfiguration, logger: TestDatabase.quietLogger)
+        let simulatorPort = try simulator.start().port
+        let caFile = directory.appendingPathComponent("simulator.pem").path
+        try simulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+
+        let url = try await TestDatabase.fresh()
+        var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 6)
+        poolConfiguration.acquireTimeout = .seconds(10)
+        let pool = PostgresPool(configuration: poolConfiguration, logger: TestDatabase.quietLogger)
+        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
+        let box = try SecretBox(key: SecureRandom.bytes(32))
+
+        var pipeline = PipelineConfiguration()
+        pipeline.productionURL = URL(string: "https://127.0.0.1:\(simulatorPort)")!
+        pipeline.sandboxURL = pipeline.productionURL
+        pipeline.caFile = caFile
+        pipeline.pollInterval = .milliseconds(500)
+        tune(&pipeline)
+
+        var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken, logger: TestDatabase.quietLogger)
+        dependencies.chunkSize = pipeline.chunkSize
+        var serverConfiguration = HTTPServerConfiguration()
+        serverConfiguration.port = 0
+        serverConfiguration.threads = 2
+        let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: TestDatabase.quietLogger)
+        let port = try server.start()
+
+        var worker: PushWorker?
+        var workerTask: Task<Void, Never>?
+        if startWorker {
+            let made = PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: TestDatabase.quietLogger)
+            worker = made
+            workerTask = Task { await made.run() }
+        }
+        return PipelineHarness(simulator: simulator, pool: pool, server: server, port: port, worker: worker, workerTask: workerTask,
+                               directory: directory, keyPEM: keyPEM, databaseURL: url, pipeline: pipeline)
+    }
+
+    /// Runs `body` against a fresh relay and simulator, and always stops them afterwards.
+    static func with(
+        simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
+        tune: (inout PipelineConfiguration) -> Void = { _ in },
+        _ body: (PipelineHarness) async throws -> Void
+    ) async throws {
+        let harness = try await start(simulate: simulate, tune: tune)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
+    func stop() async {
+        worker?.stop()
+        await workerTask?.value
+        await server.shutdown()
+        await pool.close()
+        await simulator.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: HTTP
+
+    struct Reply: Sendable {
+        var status: Int
+        var body: Data
+
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        var errorCode: Int? { (json["error"] as? [String: Any])?["code"] as? Int }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    enum Auth: Sendable {
+        case admin
+        case basic(String, String)
+    }
+
+    func request(_ method: String, _ path: String, auth: Auth = .admin, json: Any? = nil, base: String? = nil) async throws -> Reply {
+        try await request(method, path, auth: auth, body: try json.map { try JSONSerialization.data(withJSONObject: $0) }, base: base)
+    }
+
+    func request(_ method: String, _ path: String, auth: Auth = .admin, body: Data?, base: String? = nil) async throws -> Reply {
+        var request = URLRequest(url: URL(string: (base ?? "http://127.0.0.1:\(port)") + path)!)
+        request.httpMethod = method
+        switch auth {
+        case .admin: request.setValue("Bearer \(Self.adminToken)", forHTTPHeaderField: "Authorization")
+        case .basic(let user, let password):
+            request.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Reply(status: (response as! HTTPURLResponse).statusCode, body: data)
+    }
+
+    /// An app with the simulator-trusted token key uploaded: (key, secret, id).
+    func createApp(_ name: String = "pipeline app", base: String? = nil) async throws -> App {
+        let reply = try await request("POST", "/admin/v1/apps", json: ["name": name], base: base)
+        guard reply.status == 201, let key = reply.json["app_key"] as? String, let secret = reply.json["master_secret"] as? String else {
+            throw HarnessError("app creation failed: \(reply.status) \(reply.text)")
+        }
+        let credential = try await request("PUT", "/admin/v1/apps/\(key)/apns", json: [
+            "auth": "token", "key_id": Self.keyID, "team_id": Self.teamID, "topic": Self.topic, "private_key": keyPEM,
+        ], base: base)
+        guard credential.status == 200 else { throw HarnessError("credential upload failed: \(credential.status) \(credential.text)") }
+        let id = try await pool.query("SELECT id FROM apps WHERE app_key = $1", [key]).first!.int("id")
+        return App(key: key, secret: secret, id: Int64(id))
+    }
+
+    struct App: Sendable {
+        var key: String
+        var secret: String
+        var id: Int64
+        var auth: Auth { .basic(key, secret) }
+    }
+
+    /// `POST /v3/push`.
+    func push(_ app: App, _ body: [String: Any], base: String? = nil) async throws -> Reply {
+        try await request("POST", "/v3/push", auth: app.auth, json: body, base: base)
+    }
+
+    /// Pushes and returns the msg_id, failing unless the push was accepted.
+    func accepted(_ app: App, _ body: [String: Any], base: String? = nil) async throws -> Int64 {
+        let reply = try await push(app, body, base: base)
+        guard reply.status == 200, let id = (reply.json["msg_id"] as? String).flatMap(Int64.init) else {
+            throw HarnessError("push refused: \(reply.status) \(reply.text)")
+        }
+        return id
+    }
+
+    // MARK: Database
+
+    /// Inserts `count` active devices of the app straight into the registry's tables:
+    /// tokens `prefix` + the index in hex, padded to 64 hex digits.
+    ///
+    /// - Returns: the tokens, in index order.
+    @discardableResult
+    func insertDevices(_ app: App, count: Int, prefix: String, from start: Int = 0, environment: String = "production",
+                       badge: Int = 0) async throws -> [String] {
+        try await pool.query("""
+            INSERT INTO devices (app_id, token, environment, badge, registered_at)
+            SELECT $1, $2 || lpad(to_hex(i), 64 - length($2), '0'), $3, $4, now() - interval '1 hour'
+            FROM generate_series($5::bigint, $6::bigint) AS i
+            """, [app.id, prefix, environment, badge, start, start + count - 1])
+        return (start..<start + count).map { Self.token(prefix: prefix, index: $0) }
+    }
+
+    static func token(prefix: String, index: Int) -> String {
+        let hex = String(index, radix: 16)
+        return prefix + String(repeating: "0", count: 64 - prefix.count - hex.count) + hex
+    }
+
+    func tag(_ tokens: [String], _ tag: String, app: App) async throws {
+        try await pool.query("""
+            INSERT INTO device_tags (app_id, tag, device_id) SELECT $1, $2, id FROM devices WHERE app_id = $1 AND token = ANY ($3::text[])
+            """, [app.id, tag, "{" + tokens.joined(separator: ",") + "}"])
+    }
+
+    /// A message's row (state and counters).
+    func message(_ id: Int64) async throws -> PostgresRow {
+        guard let row = try await pool.query("SELECT * FROM messages WHERE id = $1", [id]).first else {
+            throw HarnessError("no message \(id)")
+        }
+        return row
+    }
+
+    /// Waits (polling, bounded) until the message reaches a final state; returns its row.
+    @discardableResult
+    func waitUntilFinished(_ id: Int64, timeout: Duration = .seconds(60)) async throws -> PostgresRow {
+        try await poll(timeout: timeout, "message \(id) to finish") {
+            let row = try await self.message(id)
+            return ["done", "withdrawn"].contains(row["state"] ?? "") ? row : nil
+        }
+    }
+}
+
+@discardableResult
+/// Polls `body` until it returns a value, at most `timeout`.
+func poll<T>(timeout: Duration, interval: Duration = .milliseconds(20), _ what: String, _ body: () async throws -> T?) async throws -> T {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if let value = try await body() { return value }
+        guard ContinuousClock.now < deadline else { throw HarnessError("timed out waiting for \(what)") }
+        try await Task.sleep(for: interval)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a command line tool and returns its standard output.
+@discardableResult
+func run(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = Pipe()
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw HarnessError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+    return String(decoding: data, as: UTF8.self)
+}
+
+extension APNSDelivery {
+    /// The payload as JSON.
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any] ?? [:] }
+    var alert: String? { (json["aps"] as? [String: Any])?["alert"] as? String }
+    var badge: Int? { (json["aps"] as? [String: Any])?["badge"] as? Int }
+    var msgID: Int64? { (json["_j_msgid"] as? NSNumber)?.int64Value }
+}
