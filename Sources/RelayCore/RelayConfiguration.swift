@@ -18,6 +18,11 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var maxBodySize: Int = 1 << 20
     /// How long a verified (app_key, master secret) pair skips the slow hash.
     public var authCacheSeconds: Int = 60
+    /// The zone of schedule triggers that name none (`time_zone`).
+    public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
+    /// How late a scheduled occurrence may still be sent after downtime; older ones are
+    /// recorded as missed.
+    public var scheduleGraceSeconds: Int = 600
 
     public init() {}
 
@@ -38,6 +43,8 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_SECRET_KEY", "32-byte key (64 hex chars or base64) sealing APNs credentials; unset: <data dir>/secret.key"),
         ("PUSHRELAY_MAX_BODY_SIZE", "largest request body in bytes (default 1048576)"),
         ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the slow hash (default 60)"),
+        ("PUSHRELAY_TIME_ZONE", "IANA zone of schedule triggers without time_zone (default UTC)"),
+        ("PUSHRELAY_SCHEDULE_GRACE_SECONDS", "how late a scheduled push missed during downtime may still be sent (default 600)"),
     ]
 
     public static func parse(_ environment: [String: String]) throws(Error) -> RelayConfiguration {
@@ -76,6 +83,18 @@ public struct RelayConfiguration: Sendable, Equatable {
                 throw Error(description: "PUSHRELAY_AUTH_CACHE_SECONDS must be a whole number from 0 to 3600, got \"\(raw)\"")
             }
             configuration.authCacheSeconds = seconds
+        }
+        if let raw = value("PUSHRELAY_TIME_ZONE") {
+            guard let zone = TimeZone(identifier: raw) else {
+                throw Error(description: "PUSHRELAY_TIME_ZONE must be an IANA time zone such as Europe/Berlin, got \"\(raw)\"")
+            }
+            configuration.timeZone = zone
+        }
+        if let raw = value("PUSHRELAY_SCHEDULE_GRACE_SECONDS") {
+            guard let seconds = Int(raw), seconds >= 0, seconds <= 7 * 86_400 else {
+                throw Error(description: "PUSHRELAY_SCHEDULE_GRACE_SECONDS must be a whole number from 0 to 604800, got \"\(raw)\"")
+            }
+            configuration.scheduleGraceSeconds = seconds
         }
         return configuration
     }
