@@ -79,8 +79,9 @@ public final class Scheduler: Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-    /// Handles every due schedule this node can claim; returns how long to sleep.
-    func fireDue() async throws -> Duration {
+    /// Handles every due schedule this node can claim now; returns how long until the next
+    /// one is due (what `run()` sleeps). Tests call it directly with a moved clock.
+    public func fireDue() async throws -> Duration {
         while !isStopping, try await fireOne(now: configuration.clock()) {}
         let earliest = try await pool.query(
             "SELECT EXTRACT(EPOCH FROM min(next_fire_at))::float8 AS earliest FROM schedules WHERE next_fire_at IS NOT NULL")
