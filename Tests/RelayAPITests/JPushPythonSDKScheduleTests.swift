@@ -49,7 +49,7 @@ ids = schedule.get_msg_ids(sid).payload
 check(ids == {"count": 0, "msgids": []}, "get_msg_ids: %s" % ids)
 
 r = schedule.delete_schedule(sid)
-check(r.status_code == 200, "delete_schedule")
+check(r.status_code == 200 and r.payload == "success", "delete_schedule: %s" % r.payload)
 try:
     schedule.get_schedule_by_id(sid)
     raise SystemExit("FAILED: deleted schedule still found")

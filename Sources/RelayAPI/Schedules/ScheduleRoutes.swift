@@ -56,7 +56,7 @@ struct ScheduleRoutes: Sendable {
         router.add("DELETE", "/v3/schedules/{id}", context.appHandler(failure: failure) { _, parameters, app in
             let id = try Self.scheduleID(parameters)
             guard try await schedules.delete(appID: app.id, id: id) else { throw Self.notFound(id) }
-            return jsonResponse(200, [String: Any]())
+            return emptySuccess
         })
 
         router.add("GET", "/v3/schedules/{id}/msg_ids", context.appHandler(failure: failure) { _, parameters, app in
