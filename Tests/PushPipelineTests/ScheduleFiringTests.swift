@@ -29,7 +29,8 @@ import Testing
                 relay.simulator.deliveries(token: token).first
             }
             #expect(delivery.alert == "good morning")
-            #expect(Date().timeIntervalSince(fireAt) > -1, "not sent before its time")
+            let due = Int64(fireAt.timeIntervalSince1970.rounded(.down)) * 1000
+            #expect(delivery.receivedAt >= due, "not sent before its time (\(delivery.receivedAt) < \(due))")
 
             let listed = try await relay.request("GET", "/v3/schedules/\(id)/msg_ids", auth: app.auth)
             #expect(listed.status == 200)

@@ -17,9 +17,8 @@ struct ScheduleRoutes: Sendable {
         let schedules = ScheduleRepository(pool: context.dependencies.pool)
         let zone = context.dependencies.timeZone
         let clock = context.dependencies.clock
-        let failure = Self.authenticationFailed
 
-        router.add("POST", "/v3/schedules", context.appHandler(failure: failure) { request, _, app in
+        router.add("POST", "/v3/schedules", route { request, _, app in
             let now = clock()
             let schedule = try ScheduleRequest(json: Self.body(request), defaultTimeZone: zone, now: now)
             try Self.validatePush(schedule.push)
@@ -27,7 +26,7 @@ struct ScheduleRoutes: Sendable {
             return jsonResponse(200, ["schedule_id": created.id, "name": created.name])
         })
 
-        router.add("GET", "/v3/schedules", context.appHandler(failure: failure) { request, _, app in
+        router.add("GET", "/v3/schedules", route { request, _, app in
             let page = try Self.page(request.query["page"])
             let (total, list) = try await schedules.list(appID: app.id, page: page)
             return jsonResponse(200, [
@@ -36,7 +35,7 @@ struct ScheduleRoutes: Sendable {
             ])
         })
 
-        router.add("GET", "/v3/schedules/{id}", context.appHandler(failure: failure) { _, parameters, app in
+        router.add("GET", "/v3/schedules/{id}", route { _, parameters, app in
             let id = try Self.scheduleID(parameters)
             guard let stored = try await schedules.get(appID: app.id, id: id) else { throw Self.notFound(id) }
             var object = stored.jpushObject
@@ -44,7 +43,7 @@ struct ScheduleRoutes: Sendable {
             return jsonResponse(200, object)
         })
 
-        router.add("PUT", "/v3/schedules/{id}", context.appHandler(failure: failure) { request, parameters, app in
+        router.add("PUT", "/v3/schedules/{id}", route { request, parameters, app in
             let id = try Self.scheduleID(parameters)
             let now = clock()
             let update = try ScheduleUpdate(json: Self.body(request), defaultTimeZone: zone, now: now)
@@ -53,17 +52,35 @@ struct ScheduleRoutes: Sendable {
             return jsonResponse(200, stored.jpushObject)
         })
 
-        router.add("DELETE", "/v3/schedules/{id}", context.appHandler(failure: failure) { _, parameters, app in
+        router.add("DELETE", "/v3/schedules/{id}", route { _, parameters, app in
             let id = try Self.scheduleID(parameters)
             guard try await schedules.delete(appID: app.id, id: id) else { throw Self.notFound(id) }
             return emptySuccess
         })
 
-        router.add("GET", "/v3/schedules/{id}/msg_ids", context.appHandler(failure: failure) { _, parameters, app in
+        router.add("GET", "/v3/schedules/{id}/msg_ids", route { _, parameters, app in
             let id = try Self.scheduleID(parameters)
             guard let ids = try await schedules.messageIDs(appID: app.id, id: id) else { throw Self.notFound(id) }
             return jsonResponse(200, ["count": ids.count, "msgids": ids])
         })
+    }
+
+    /// A schedule route: 8101 for bad credentials, and JPush's schedule code 8200 (not 1000)
+    /// for an internal error; a lost database stays 503 (1030).
+    private func route(_ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse)
+        -> Router.Handler {
+        let logger = context.logger
+        return context.appHandler(failure: Self.authenticationFailed) { request, parameters, app in
+            do {
+                return try await body(request, parameters, app)
+            } catch let error as JPushError {
+                throw error
+            } catch {
+                let mapped = jpushError(for: error, logger: logger.with(["request_id": request.requestID]))
+                guard mapped.code == JPushError.internalError().code else { throw mapped }
+                throw JPushError(status: 500, code: 8200, message: mapped.message)
+            }
+        }
     }
 
     /// The body as JSON; a body that is not JSON is a schedule error (8100) too.
