@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
             "PushPipeline", "PushCore", "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
-            "APNSSimulator", "APNSClient",
+            "APNSSimulator", "APNSClient", "Scheduling",
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
             "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
