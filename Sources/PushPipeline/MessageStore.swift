@@ -63,6 +63,15 @@ public final class MessageStore: Sendable {
         }
     }
 
+    /// Persists a validated push on `connection`, inside the caller's transaction: the
+    /// scheduler accepts an occurrence's push in the transaction that records the occurrence.
+    ///
+    /// - Throws: like `accept(appID:request:body:)`, and a `PostgresError` 23505 on
+    ///   `messages_pkey` when the msg_id drawn was taken (roll back to a savepoint, call again).
+    public func accept(appID: Int64, request: PushRequest, body: [UInt8], on connection: PostgresConnection) throws -> Accepted {
+        try accept(id: nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self), on: connection)
+    }
+
     private func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, on connection: PostgresConnection) throws -> Accepted {
         if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return first }
         let now = Int(Date().timeIntervalSince1970)
