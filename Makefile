@@ -30,3 +30,18 @@ test: deps
 
 clean:
 	rm -rf .build
+
+# Device registry: the official JPush Python SDK drives its integration test; wrk and
+# pgbench (from postgresql) run its benchmark.
+PACKAGES += wrk curl
+.PHONY: jpush-sdk bench bench-devices
+test: jpush-sdk
+jpush-sdk:
+	@scripts/install-deps.sh python3 python3-pip
+	@python3 -c 'import jpush' 2>/dev/null || python3 -m pip install --quiet jpush 2>/dev/null \
+	  || python3 -m pip install --quiet --break-system-packages jpush
+
+bench: bench-devices
+# Registrations/s through the API beside pgbench on the same upsert, and the 1M-row import.
+bench-devices: release
+	scripts/with-test-postgres.sh scripts/bench-devices.sh

@@ -4,7 +4,7 @@
 -- not C" and "alias in (…)" are each one index range, read in chunks by keyset on
 -- devices.id (WHERE id > $last ORDER BY id LIMIT n), never by OFFSET.
 CREATE TABLE devices (
-    id                  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id                  bigint GENERATED ALWAYS AS IDENTITY,
     app_id              bigint NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
     -- What JPush calls the registration id: random (122 bits), so it cannot be guessed
     -- from another app's ids; shown as 32 lowercase hex digits.
@@ -28,6 +28,8 @@ CREATE TABLE devices (
     invalidation_reason text,
     apns_invalidated_at timestamptz,
     reactivated_at      timestamptz,
+    -- Keyed by app first: the admin listing's keyset, and the target of device_tags' key.
+    PRIMARY KEY (app_id, id),
     UNIQUE (app_id, token),
     CHECK (active OR (invalidated_at IS NOT NULL AND invalidation_reason IS NOT NULL))
 );
@@ -36,16 +38,16 @@ CREATE TABLE devices (
 CREATE INDEX devices_fanout ON devices (app_id, environment, id) WHERE active;
 -- Alias lookups and alias audiences.
 CREATE INDEX devices_alias ON devices (app_id, alias, id) WHERE alias IS NOT NULL;
--- The admin listing, keyset by id within one app.
-CREATE INDEX devices_app ON devices (app_id, id);
 
 -- Tags: one row per (tag, device). app_id is repeated here so that a tag's devices are one
--- range of the primary key, already in device id order (what chunked fan-out reads).
+-- range of the primary key, already in device id order (what chunked fan-out reads); the
+-- foreign key includes it, so a tag row cannot point at another app's device.
 CREATE TABLE device_tags (
     app_id              bigint NOT NULL,
     tag                 text NOT NULL CHECK (tag <> ''),
-    device_id           bigint NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
-    PRIMARY KEY (app_id, tag, device_id)
+    device_id           bigint NOT NULL,
+    PRIMARY KEY (app_id, tag, device_id),
+    FOREIGN KEY (app_id, device_id) REFERENCES devices (app_id, id) ON DELETE CASCADE
 );
 -- A device's tags, and the cascade when a device goes.
 CREATE INDEX device_tags_device ON device_tags (device_id);

@@ -2,22 +2,25 @@ import RelayCore
 
 /// libevent 2.1 answers requests it rejects itself (body over the limit, malformed request
 /// line or headers, unsupported method) with an HTML page and offers no hook to change it.
-/// The loop watches each connection's output buffer; bytes written outside our own replies
-/// are such a page, and this decides what to put in its place: the same status with a
-/// JPush-shaped JSON body. Pure, so it is tested on bytes alone.
+/// `RejectionRewriter` finds such a page in a connection's output; this decides what to put
+/// in its place: the same status with a JPush-shaped JSON body. Pure, so it is tested on
+/// bytes alone.
 struct ErrorPage: Sendable {
     enum Verdict: Equatable {
-        /// The response is not complete yet; look again after the next write.
+        /// The response head is not complete yet; look again after the next write.
         case incomplete
         /// Not an error (e.g. "100 Continue"): leave the bytes alone.
         case keep(status: Int)
-        /// Replace the response with these bytes.
+        /// Replace the response, head and whatever body follows it, with these bytes.
         case replace(status: Int, with: [UInt8])
     }
 
     let maxBodySize: Int
 
     /// Examines what libevent has written so far of one response.
+    ///
+    /// The verdict comes as soon as the head is complete: the body is never needed, and
+    /// libevent does not always announce its length (no Content-Length for CONNECT or HEAD).
     ///
     /// - Parameters:
     ///   - response: the bytes from the start of libevent's response to the end of the buffer.
@@ -31,17 +34,12 @@ struct ErrorPage: Sendable {
         guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
             return .keep(status: 0)
         }
-        var contentLength = 0
-        var connectionClose = false
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingPrefix(" ")
-            if name.caseInsensitiveEquals("Content-Length") { contentLength = Int(value) ?? 0 }
-            if name.caseInsensitiveEquals("Connection") { connectionClose = String(value).caseInsensitiveEquals("close") }
-        }
-        guard response.count - (headEnd + 4) >= contentLength else { return .incomplete }
         guard status >= 400 else { return .keep(status: status) }
+        let connectionClose = lines.dropFirst().contains { line in
+            guard let colon = line.firstIndex(of: ":") else { return false }
+            let value = line[line.index(after: colon)...].trimmingPrefix(" ")
+            return String(line[..<colon]).caseInsensitiveEquals("Connection") && String(value).caseInsensitiveEquals("close")
+        }
 
         let body = error(for: status).body
         var replacement = "\(statusParts[0]) \(status) \(statusParts.count > 2 ? statusParts[2] : "")\r\n"

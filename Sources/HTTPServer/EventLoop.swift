@@ -45,8 +45,9 @@ final class EventLoop: @unchecked Sendable {
     private var draining = false
     /// Set while we call `evhttp_send_reply`: output written at any other time is libevent's own.
     private var sendingOwnReply = false
-    /// Where libevent's own response starts in a connection's output buffer.
-    private var foreignResponse: (buffer: OpaquePointer, start: Int)?
+    /// libevent's own responses, by connection output buffer.
+    private var rejections: RejectionRewriter<OpaquePointer>
+    /// Set while we rewrite a buffer, so our own changes are not taken for libevent's.
     private var rewriting = false
 
     let exited = ExitSignal()
@@ -57,6 +58,7 @@ final class EventLoop: @unchecked Sendable {
     ///   - address: where to listen; every loop binds the same address with SO_REUSEPORT.
     init(context: ServerContext, address: SocketAddress) throws(HTTPServerError) {
         self.context = context
+        rejections = RejectionRewriter(page: context.errorPage)
         guard let base = event_base_new() else { throw .setupFailed("event_base_new") }
         guard let http = evhttp_new(base) else {
             event_base_free(base)
@@ -140,7 +142,6 @@ final class EventLoop: @unchecked Sendable {
 
     func handle(_ request: UnsafeMutablePointer<evhttp_request>) {
         let started = ContinuousClock.now
-        foreignResponse = nil  // libevent wrote no page of its own for a request it dispatches
         let method = Self.methodName(evhttp_request_get_command(request))
         let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
         let headers = Self.headers(evhttp_request_get_input_headers(request))
@@ -206,48 +207,53 @@ final class EventLoop: @unchecked Sendable {
         stopIfDrained()
     }
 
+    /// A connection's bufferevent was created, with this output buffer.
+    func connectionOpened(output buffer: OpaquePointer) {
+        rejections.opened(buffer)
+    }
+
     /// Swaps libevent's own HTML error pages for JSON before they reach the socket.
     ///
-    /// libevent writes a response synchronously (status line, headers, body) and the socket
-    /// write happens later from the loop, so the page can be replaced in place once complete.
-    func outputAdded(_ buffer: OpaquePointer, previousLength: Int) {
-        guard !sendingOwnReply, !rewriting else { return }
-        let start: Int
-        if let foreign = foreignResponse, foreign.buffer == buffer {
-            start = foreign.start
-        } else {
-            start = previousLength
-            foreignResponse = (buffer, start)
-        }
-        let length = evbuffer_get_length(buffer)
-        guard length >= start else {
-            foreignResponse = nil
-            return
-        }
+    /// Called synchronously on every change of a connection's output buffer; libevent writes
+    /// a whole page before the loop gets to write the socket, so the page is replaced in place.
+    func outputChanged(_ buffer: OpaquePointer, previousLength: Int, added: Int, deleted: Int) {
+        guard !rewriting else { return }
+        if deleted > 0 { rejections.sent(buffer) }
+        guard added > 0, !sendingOwnReply else { return }
+        // A socket bufferevent freezes the start of its output after each write (only it may
+        // drain it), and a frozen start also refuses copying out: thaw it while we work.
+        evbuffer_unfreeze(buffer, 1)
+        defer { evbuffer_freeze(buffer, 1) }
         var position = evbuffer_ptr()
-        evbuffer_ptr_set(buffer, &position, start, EVBUFFER_PTR_SET)
-        let bytes = [UInt8](unsafeUninitializedCapacity: length - start) { storage, count in
-            count = max(0, evbuffer_copyout_from(buffer, &position, storage.baseAddress, length - start))
+        evbuffer_ptr_set(buffer, &position, previousLength, EVBUFFER_PTR_SET)
+        let bytes = [UInt8](unsafeUninitializedCapacity: added) { storage, count in
+            count = max(0, evbuffer_copyout_from(buffer, &position, storage.baseAddress, added))
         }
         let requestID = RequestID.generate()
-        switch context.errorPage.examine(bytes, requestID: requestID) {
-        case .incomplete:
+        switch rejections.added(bytes, to: buffer, at: previousLength, requestID: requestID) {
+        case .none:
             return
-        case .keep:
-            foreignResponse = nil
-        case .replace(let status, let replacement):
-            foreignResponse = nil
+        case .dropAdded(let count):
+            truncate(buffer, to: evbuffer_get_length(buffer) - count)
+        case .replace(let start, let replacement, let status):
+            truncate(buffer, to: start)
             rewriting = true
-            defer { rewriting = false }
-            let ours = evbuffer_new()
-            evbuffer_remove_buffer(buffer, ours, start)
-            evbuffer_drain(buffer, length - start)
-            evbuffer_add_buffer(buffer, ours)
-            evbuffer_free(ours)
             replacement.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+            rewriting = false
             context.logRequest(method: "-", path: "-", status: status, started: .now, requestID: requestID,
                                extra: ["rejected_by": "libevent"])
         }
+    }
+
+    /// Cuts the buffer's end off, keeping its first `length` bytes (evbuffer only drains its front).
+    private func truncate(_ buffer: OpaquePointer, to length: Int) {
+        rewriting = true
+        defer { rewriting = false }
+        let kept = evbuffer_new()
+        evbuffer_remove_buffer(buffer, kept, length)
+        evbuffer_drain(buffer, evbuffer_get_length(buffer))
+        evbuffer_add_buffer(buffer, kept)
+        evbuffer_free(kept)
     }
 
     private func send(_ response: HTTPResponse, to request: UnsafeMutablePointer<evhttp_request>, log: RequestLog) {

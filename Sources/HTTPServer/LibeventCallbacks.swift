@@ -16,14 +16,18 @@ func httpRequestCallback(_ request: UnsafeMutablePointer<evhttp_request>?, _ arg
 /// Creates each accepted connection's bufferevent, so its output can be watched.
 func httpBuffereventCallback(_ base: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
-    evbuffer_add_cb(bufferevent_get_output(bufferevent), httpOutputCallback, arg)
+    if let output = bufferevent_get_output(bufferevent) {
+        loop(arg).connectionOpened(output: output)
+        evbuffer_add_cb(output, httpOutputCallback, arg)
+    }
     return bufferevent
 }
 
 /// Runs synchronously whenever a connection's output buffer changes.
 func httpOutputCallback(_ buffer: OpaquePointer?, _ info: UnsafePointer<evbuffer_cb_info>?, _ arg: UnsafeMutableRawPointer?) {
-    guard let buffer, let info, info.pointee.n_added > 0 else { return }
-    loop(arg).outputAdded(buffer, previousLength: Int(info.pointee.orig_size))
+    guard let buffer, let info else { return }
+    loop(arg).outputChanged(buffer, previousLength: Int(info.pointee.orig_size),
+                            added: Int(info.pointee.n_added), deleted: Int(info.pointee.n_deleted))
 }
 
 /// A reply has been written out completely.

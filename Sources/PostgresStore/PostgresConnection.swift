@@ -10,6 +10,8 @@ import RelayCore
 public final class PostgresConnection {
     let handle: OpaquePointer
     private let notices: NoticeLog
+    /// Names of the statements prepared on this connection (see `preparedQuery`).
+    var preparedNames: Set<String> = []
 
     /// Connection parameters the caller's connection string may override: the string is
     /// expanded after them, and libpq keeps the last value of a repeated keyword.
@@ -162,7 +164,7 @@ private final class NoticeLog {
 }
 
 /// Calls `body` with C copies of `strings` (nil stays NULL), freed afterwards.
-private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { $0.flatMap { strdup($0) } }
     defer { copies.forEach { free($0) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })

@@ -40,6 +40,7 @@ public enum RelayAPI {
         DeviceRegistryRoutes(context: context).register(in: &router)
         PushRoutes(context: context).register(in: &router)
         GroupPushRoutes(context: context).register(in: &router)
+        ReportRoutes(context: context).register(in: &router)
         return router
     }
 }

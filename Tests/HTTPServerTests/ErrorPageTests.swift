@@ -49,15 +49,23 @@ struct ErrorPageTests {
         #expect(error["code"] as? Int == 1003)
     }
 
-    @Test("a page is not replaced before its body is complete")
-    func incomplete() {
+    @Test("a page is replaced once its head is complete, with or without its body or a Content-Length")
+    func decidesOnTheHead() {
         let full = libeventPage(413, "Request Entity Too Large")
-        #expect(page.examine(Array(full.dropLast(5)), requestID: "r") == .incomplete)
+        let headOnly = Array(String(decoding: full, as: UTF8.self).components(separatedBy: "\r\n\r\n")[0].utf8) + [13, 10, 13, 10]
         #expect(page.examine(Array("HTTP/1.1 413 Request Entity Too Large\r\nContent-Le".utf8), requestID: "r") == .incomplete)
+        #expect(page.examine(headOnly, requestID: "r") == page.examine(full, requestID: "r"))
+        let noLength = "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n"
+        guard case .replace(501, let bytes) = page.examine(Array(noLength.utf8), requestID: "r") else {
+            Issue.record("expected a replacement")
+            return
+        }
+        #expect(split(bytes).head.contains("Content-Length: "))
     }
 
     @Test("interim and successful responses are left alone")
     func keepsNonErrors() {
         #expect(page.examine(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), requestID: "r") == .keep(status: 100))
+        #expect(page.examine(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), requestID: "r") == .keep(status: 200))
     }
 }

@@ -170,6 +170,55 @@ struct HTTPServerLiveTests {
         await server.shutdown()
     }
 
+    @Test("every page libevent writes itself becomes one JSON response with nothing after it, connection after connection")
+    func rejectedByLibevent() async throws {
+        // One loop, so one thread's allocator hands a closed connection's buffers to the next.
+        let (server, port) = try startServer(testRouter(), threads: 1, maxBodySize: 1024)
+        let get = "GET /fast HTTP/1.1\r\nHost: test\r\n\r\n"
+        let closing = [
+            (501, "PROPFIND /fast HTTP/1.1\r\nHost: test\r\n\r\n"),
+            (400, "GARBAGE\r\n\r\n"),
+            (413, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2048\r\n\r\n" + String(repeating: "b", count: 2048)),
+        ]
+        for round in 0..<20 {
+            // libevent's 501 to CONNECT has no Content-Length and keeps the connection open:
+            // each next response on it must start right after the JSON.
+            let connect = "CONNECT /fast HTTP/1.1\r\nHost: test\r\n\r\n"
+            let onOneConnection = try await offPool {
+                let connection = try RawConnection(port: port)
+                return try [connect, connect, get].map { request in
+                    try connection.send(request)
+                    return try connection.readResponse()
+                }
+            }
+            #expect(onOneConnection.map(\.status) == [501, 501, 200], "round \(round)")
+            #expect(onOneConnection.map(\.errorCode) == [1001, 1001, nil], "round \(round)")
+            #expect(onOneConnection.last?.text == "fast", "round \(round)")
+
+            for (status, request) in closing {
+                // Odd rounds reject the second request of a keep-alive connection.
+                let before = round % 2 == 1 ? [get] : []
+                let (responses, nothingAfter) = try await offPool {
+                    let connection = try RawConnection(port: port)
+                    let responses = try (before + [request]).map { request in
+                        try connection.send(request)
+                        return try connection.readResponse()
+                    }
+                    return (responses, try connection.isClosedByPeer(leftover: 0))
+                }
+                let response = try #require(responses.last)
+                let label = "round \(round): \(request.prefix(8)) got \(response.status) \(response.text)"
+                #expect(responses.dropLast().allSatisfy { $0.status == 200 }, "\(label)")
+                #expect(response.status == status, "\(label)")
+                #expect(response.errorCode != nil, "\(label)")
+                #expect(response.headers["Content-Type"] == "application/json", "\(label)")
+                #expect(response.headers["X-Request-Id"] != nil, "\(label)")
+                #expect(nothingAfter, "\(label): bytes followed the JSON reply")
+            }
+        }
+        await server.shutdown()
+    }
+
     @Test("past maxRequestsInFlight a request is answered 503 code 1030 at once")
     func inFlightLimit() async throws {
         let entered = Gate(), release = Gate()

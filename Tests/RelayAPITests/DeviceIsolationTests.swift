@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RelayAPI
+import PostgresStore
 
 /// App B cannot see or change app A's devices, even knowing their registration ids.
 @Suite struct DeviceIsolationTests {
@@ -44,6 +45,29 @@ import Testing
             #expect(device["badge"] as? Int == 2 && device["environment"] as? String == "production")
             #expect(try await a.request("GET", "/v3/aliases/alice").json["registration_ids"] as? [String] == [rid])
             #expect(try await b.adminDevice(rid) == nil)
+        }
+    }
+
+    /// Below the API too: a tag row of app B cannot point at a device of app A.
+    @Test func schemaTiesTagsToTheirAppsDevices() async throws {
+        try await RelayHarness.with { relay in
+            let a = try await DeviceClient.make(relay, name: "A")
+            let b = try await DeviceClient.make(relay, name: "B")
+            let rid = try await a.register()
+            let apps = AppRepository(pool: relay.pool)
+            let bID = try #require(try await apps.id(appKey: b.key))
+            let deviceID = try #require(try await relay.pool.query(
+                "SELECT id FROM devices WHERE registration_id = $1::uuid", [rid]).first?.int("id"))
+            await #expect(throws: PostgresError.self) {
+                try await relay.pool.query("INSERT INTO device_tags (app_id, tag, device_id) VALUES ($1, 'x', $2)", [bID, Int64(deviceID)])
+            }
+
+            // Deleting an app takes its devices and their tags with it, and nothing of B's.
+            _ = try await b.register(extra: ["tags": ["keep"]])
+            #expect(try await a.request("POST", "/v3/devices/\(rid)", json: ["tags": ["add": ["gone"]]]).status == 200)
+            #expect(try await relay.request("DELETE", "/admin/v1/apps/\(a.key)").status == 200)
+            let left = try await relay.pool.query("SELECT (SELECT count(*) FROM devices) AS devices, (SELECT string_agg(tag, ',') FROM device_tags) AS tags")
+            #expect(try left.first?.int("devices") == 1 && left.first?["tags"] == "keep")
         }
     }
 }

@@ -49,6 +49,33 @@ import Testing
         }
     }
 
+    @Test func pushBadgesBuildOnTheStoredOne() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            let other = try await DeviceClient.make(relay, name: "other")
+            let opened = try await app.register(extra: ["badge": 0])
+            let behind = try await app.register(extra: ["badge": 2])
+            let foreign = try await other.register(extra: ["badge": 1])
+            let appID = try #require(try await AppRepository(pool: relay.pool).id(appKey: app.key))
+            let ids = try await relay.pool.query("SELECT id, replace(registration_id::text, '-', '') AS rid FROM devices")
+            var byRID: [String: Int64] = [:]
+            for row in ids { byRID[try row.string("rid")] = Int64(try row.int("id")) }
+            let devices = DeviceRepository(pool: relay.pool)
+            let targets = [opened, behind, foreign].map { byRID[$0]! }
+
+            var badges = try await devices.applyBadge(appID: appID, deviceIDs: targets, setTo: nil, adding: 1)
+            #expect(badges == [byRID[opened]!: 1, byRID[behind]!: 3], "another app's device is neither counted nor changed")
+            badges = try await devices.applyBadge(appID: appID, deviceIDs: targets, setTo: nil, adding: -2)
+            #expect(badges == [byRID[opened]!: 0, byRID[behind]!: 1])
+            badges = try await devices.applyBadge(appID: appID, deviceIDs: [byRID[opened]!], setTo: 9)
+            #expect(badges == [byRID[opened]!: 9])
+            #expect(try await other.adminDevice(foreign)?["badge"] as? Int == 1)
+            // The app opened and cleared its badge: the next "+1" shows 1.
+            #expect(try await app.request("POST", "/v3/devices/\(opened)", json: ["badge": 0]).status == 200)
+            #expect(try await devices.applyBadge(appID: appID, deviceIDs: [byRID[opened]!], setTo: nil, adding: 1) == [byRID[opened]!: 1])
+        }
+    }
+
     @Test func adminListingPagesByKeysetWithFilters() async throws {
         try await RelayHarness.with { relay in
             let app = try await DeviceClient.make(relay)

@@ -28,7 +28,8 @@ enum DeviceImportFormat: Sendable, Equatable {
         switch self {
         case .ndjson:
             do {
-                return .success(try DeviceRegistration(try JSONObjectReader(Array(line))))
+                let value = try FlatJSONParser.parseObject(line) ?? JSONValue.parse(Array(line))
+                return .success(try DeviceRegistration(try JSONObjectReader(value, path: "")))
             } catch let error as DeviceFieldError {
                 return .failure(error)
             } catch let error as JPushError {

@@ -48,7 +48,7 @@ struct DeviceRegistration: Sendable, Equatable {
         alias = try body.optionalString("alias")
         if let alias, !alias.isEmpty { try DeviceLabel.validate(alias, kind: "alias") }
         tags = try Self.tagList(body.fields["tags"], field: "tags", limit: Self.maxTagsPerDevice)
-        badge = try Self.badge(body)
+        badge = try Self.parseBadge(body)
     }
 
     /// A JSON array of distinct valid tags, at most `limit` of them; nil when absent or null.
@@ -70,7 +70,7 @@ struct DeviceRegistration: Sendable, Equatable {
         }
     }
 
-    static func badge(_ body: JSONObjectReader) throws -> Int? {
+    static func parseBadge(_ body: JSONObjectReader) throws -> Int? {
         guard let badge = try body.optionalInt("badge") else { return nil }
         guard (0...maxBadge).contains(badge) else { throw DeviceFieldError("badge must be from 0 to \(maxBadge), got \(badge)") }
         return Int(badge)

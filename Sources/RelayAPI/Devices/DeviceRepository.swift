@@ -39,7 +39,7 @@ struct DeviceRepository: Sendable {
         """
 
     func register(appID: Int64, _ registration: DeviceRegistration) async throws -> String {
-        let rows = try await pool.query(Self.registerSQL, [
+        let rows = try await pool.preparedQuery("pushrelay_register_device", Self.registerSQL, [
             appID, registration.token.hex, registration.environment.rawValue,
             registration.alias != nil, registration.alias ?? "", registration.badge,
             registration.tags != nil, PostgresArrayLiteral.text(registration.tags ?? []),
@@ -130,8 +130,8 @@ struct DeviceRepository: Sendable {
             let rows = try connection.query("""
                 SELECT \(RegistrationID.sql("registration_id")) AS rid, last_seen_at > now() - interval '10 minutes' AS online,
                        to_char(last_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
-                FROM devices WHERE id = ANY ($1::bigint[])
-                """, ["{" + resolved.map { String($0.id) }.joined(separator: ",") + "}"])
+                FROM devices WHERE app_id = $1 AND id = ANY ($2::bigint[])
+                """, [appID, Self.idArray(resolved.map(\.id))])
             var result: [String: (online: Bool, lastSeen: String)] = [:]
             for row in rows { result[try row.string("rid")] = (try row.bool("online"), try row.string("last_seen")) }
             return result
@@ -181,9 +181,10 @@ struct DeviceRepository: Sendable {
                     """, [appID, tag, Self.idArray(add.map(\.id))])
                 let full = try connection.query("""
                     SELECT \(RegistrationID.sql("d.registration_id")) AS rid FROM devices d
-                    WHERE d.id = ANY ($1::bigint[]) AND (SELECT count(*) FROM device_tags t WHERE t.device_id = d.id) > $2
+                    WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[])
+                      AND (SELECT count(*) FROM device_tags t WHERE t.device_id = d.id) > $3
                     LIMIT 1
-                    """, [Self.idArray(add.map(\.id)), DeviceRegistration.maxTagsPerDevice])
+                    """, [appID, Self.idArray(add.map(\.id)), DeviceRegistration.maxTagsPerDevice])
                 if let row = full.first {
                     throw DeviceFieldError("registration_id \"\(try row.string("rid"))\" already has \(DeviceRegistration.maxTagsPerDevice) tags")
                 }
@@ -228,6 +229,20 @@ struct DeviceRepository: Sendable {
             UPDATE devices SET active = false, invalidated_at = now(), invalidation_reason = $3, apns_invalidated_at = $4::timestamptz
             WHERE app_id = $1 AND token = $2 AND active AND registered_at < coalesce($4::timestamptz, $5::timestamptz)
             """, [appID, token, reason, apnsTimestamp, sentAt]).affectedRows == 1
+    }
+
+    /// Applies a push's badge to the devices it goes to, atomically, and returns each
+    /// device's new badge (what APNs is sent), keyed by device id. PushCore's `BadgeChange`:
+    /// `.set(N)` is `setTo: N`, `.add(N)` is `setTo: nil, adding: N` (clamped to 0...maxBadge).
+    func applyBadge(appID: Int64, deviceIDs: [Int64], setTo value: Int?, adding delta: Int = 0) async throws -> [Int64: Int] {
+        let rows = try await pool.query("""
+            UPDATE devices SET badge = coalesce($3::integer, least($5::integer, greatest(0, badge + $4::integer)))
+            WHERE app_id = $1 AND id = ANY ($2::bigint[])
+            RETURNING id, badge
+            """, [appID, Self.idArray(deviceIDs), value, delta, Int(DeviceRegistration.maxBadge)])
+        var badges: [Int64: Int] = [:]
+        for row in rows { badges[Int64(try row.int("id"))] = try row.int("badge") }
+        return badges
     }
 
     static func idArray(_ ids: [Int64]) -> String {

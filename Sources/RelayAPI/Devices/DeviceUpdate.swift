@@ -50,7 +50,7 @@ struct DeviceUpdate: Sendable, Equatable {
         if let alias, !alias.isEmpty { try DeviceLabel.validate(alias, kind: "alias") }
         mobile = try body.optionalString("mobile")
         if let mobile, !mobile.isEmpty { try Self.validateMobile(mobile) }
-        badge = try DeviceRegistration.badge(body)
+        badge = try DeviceRegistration.parseBadge(body)
     }
 
     /// A phone number: digits, optionally a leading `+`, at most 20 characters.

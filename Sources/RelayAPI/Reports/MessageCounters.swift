@@ -1,0 +1,50 @@
+import PushCore
+
+/// One message's delivery counters as the pipeline keeps them on its `messages` row, and
+/// the figures reports derive from them (no delivery row is ever counted).
+struct MessageCounters: Sendable, Equatable {
+    /// The message's life: `resolving` (the audience is being cut into chunks), `sending`,
+    /// `done` or `withdrawn`.
+    enum State: String, Sendable {
+        case resolving, sending, done, withdrawn
+    }
+
+    var id: MessageID
+    var state: State
+    var target: Int
+    /// Accepted by APNs.
+    var sent: Int
+    var failed: Int
+    var invalidated: Int
+    var expired: Int
+    var retries: Int
+    /// ISO 8601 in UTC, as the database renders them.
+    var createdAt: String
+    var firstSentAt: String?
+    var lastSentAt: String?
+    var finishedAt: String?
+    /// Seconds from acceptance to the last outcome; nil until the message is finished.
+    var durationSeconds: Double?
+
+    /// Targets without an outcome: the rest still to send, or 0 once the message is
+    /// withdrawn (what was not sent then never will be; see `withdrawn`).
+    var pending: Int {
+        state == .withdrawn ? 0 : remainder
+    }
+
+    /// Targets a withdrawal stopped before they were sent.
+    var withdrawn: Int {
+        state == .withdrawn ? remainder : 0
+    }
+
+    /// Accepted by APNs per second over the whole duration; nil until finished, or when
+    /// the message finished within a millisecond.
+    var throughputPerSecond: Double? {
+        guard let durationSeconds, durationSeconds >= 0.001 else { return nil }
+        return (Double(sent) / durationSeconds * 10).rounded() / 10
+    }
+
+    private var remainder: Int {
+        max(0, target - sent - failed - invalidated - expired)
+    }
+}

@@ -1,0 +1,112 @@
+import PostgresStore
+import PushCore
+
+/// Reads reports from the counters the pipeline keeps; every statement is a handful of
+/// primary-key probes, however many deliveries a message has, and each is scoped to the
+/// calling app.
+struct ReportRepository: Sendable {
+    let pool: PostgresPool
+
+    /// The app's messages among `$2`: other apps' and unknown ids match nothing.
+    static let countersSQL = """
+        SELECT id, state, target_count, sent_count, failed_count, invalidated_count, expired_count, retry_count,
+               \(isoTimestampSQL("created_at")) AS created_at,
+               \(isoTimestampSQL("first_sent_at")) AS first_sent_at,
+               \(isoTimestampSQL("last_sent_at")) AS last_sent_at,
+               \(isoTimestampSQL("finished_at")) AS finished_at,
+               round(EXTRACT(EPOCH FROM finished_at - created_at), 3) AS duration_seconds
+        FROM messages WHERE app_id = $1 AND id = ANY ($2::bigint[])
+        """
+
+    /// Non-sent outcomes by reason, for messages already known to be the app's.
+    static let failuresSQL = """
+        SELECT message_id, reason, count FROM message_failures WHERE message_id = ANY ($1::bigint[])
+        """
+
+    /// The message's state, if it is the app's.
+    static let messageStateSQL = "SELECT state FROM messages WHERE id = $1 AND app_id = $2"
+
+    /// Per registration id (`$2`, well-formed ones only): whether it is a device of the app,
+    /// and its outcome for message `$3`.
+    static let outcomesSQL = """
+        SELECT r.rid, d.id IS NOT NULL AS is_device, o.outcome
+        FROM unnest($2::text[]) AS r(rid)
+        LEFT JOIN devices d ON d.registration_id = r.rid::uuid AND d.app_id = $1
+        LEFT JOIN deliveries o ON o.message_id = $3 AND o.device_id = d.id
+        """
+
+    /// The counters of the app's messages among `ids`, in the order of `ids`; ids that are
+    /// not the app's are left out.
+    func counters(appID: Int64, ids: [MessageID]) async throws -> [MessageCounters] {
+        try await pool.withConnection { try Self.counters(appID: appID, ids: ids, on: $0) }
+    }
+
+    /// Counters and failures by reason of the app's messages among `ids`, in their order.
+    func details(appID: Int64, ids: [MessageID]) async throws -> [(MessageCounters, [String: Int])] {
+        try await pool.withConnection { connection in
+            let known = try Self.counters(appID: appID, ids: ids, on: connection)
+            var failures: [MessageID: [String: Int]] = [:]
+            if !known.isEmpty {
+                for row in try connection.query(Self.failuresSQL, [Self.bigintArray(known.map(\.id))]) {
+                    guard let id = MessageID(try row.string("message_id")) else { continue }
+                    failures[id, default: [:]][try row.string("reason")] = try row.int("count")
+                }
+            }
+            return known.map { ($0, failures[$0.id] ?? [:]) }
+        }
+    }
+
+    /// The status of each registration id for the app's message; nil when the message is
+    /// not the app's (or does not exist).
+    func statuses(appID: Int64, _ request: StatusRequest) async throws -> [String: DeliveryStatus]? {
+        try await pool.withConnection { connection in
+            let stateRows = try connection.query(Self.messageStateSQL, [request.messageID.rawValue, appID])
+            guard let row = stateRows.first else { return nil }
+            guard let state = MessageCounters.State(rawValue: try row.string("state")) else {
+                throw PostgresError.protocolViolation("unknown message state \(try row.string("state"))")
+            }
+            // A malformed id cannot be a device of any app: status 2 without asking.
+            let wellFormed = request.registrationIDs.filter { RegistrationID.uuid($0) != nil }
+            var found: [String: (isDevice: Bool, outcome: String?)] = [:]
+            if !wellFormed.isEmpty {
+                let rows = try connection.query(Self.outcomesSQL, [appID, PostgresArrayLiteral.text(wellFormed), request.messageID.rawValue])
+                for row in rows {
+                    found[try row.string("rid")] = (try row.bool("is_device"), row["outcome"])
+                }
+            }
+            var result: [String: DeliveryStatus] = [:]
+            for rid in request.registrationIDs {
+                let entry = found[rid]
+                result[rid] = DeliveryStatus.of(isDevice: entry?.isDevice ?? false, outcome: entry?.outcome, messageState: state)
+            }
+            return result
+        }
+    }
+
+    private static func counters(appID: Int64, ids: [MessageID], on connection: PostgresConnection) throws -> [MessageCounters] {
+        var byID: [MessageID: MessageCounters] = [:]
+        for row in try connection.query(countersSQL, [appID, bigintArray(ids)]) {
+            let counters = try counters(row)
+            byID[counters.id] = counters
+        }
+        return ids.compactMap { byID[$0] }
+    }
+
+    static func bigintArray(_ ids: [MessageID]) -> String {
+        "{" + ids.map(\.description).joined(separator: ",") + "}"
+    }
+
+    private static func counters(_ row: PostgresRow) throws -> MessageCounters {
+        let idText = try row.string("id")
+        let stateText = try row.string("state")
+        guard let id = MessageID(idText), let state = MessageCounters.State(rawValue: stateText) else {
+            throw PostgresError.protocolViolation("message row with id \(idText) and state \(stateText)")
+        }
+        return MessageCounters(
+            id: id, state: state,
+            target: try row.int("target_count"), sent: try row.int("sent_count"), failed: try row.int("failed_count"),
+            invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
+            createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],
+            finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
+    }
+}

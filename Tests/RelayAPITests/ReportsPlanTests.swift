@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import RelayAPI
+
+/// Reports stay index lookups however many deliveries a message has: with a 200,000-device
+/// message, 20,000 other messages and fresh statistics, no report statement scans a table,
+/// and the answers still come from the counters.
+@Suite struct ReportsPlanTests {
+    static let deviceCount = 200_000
+
+    @Test func reportStatementsUseIndexesOnALargeMessage() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await ReportApp.make(relay, name: "big")
+            let pool = relay.pool
+            try await pool.query("""
+                INSERT INTO devices (app_id, token, environment)
+                SELECT $1, md5(i::text) || md5((-i)::text), 'production' FROM generate_series(1, $2) AS i
+                """, [app.appID, Self.deviceCount])
+            try await pool.query("""
+                INSERT INTO messages (id, app_id, body, environment, lane, state, accepted_at, expires_at, target_count, sent_count)
+                SELECT i, $1, '{}', 'production', 'targeted', 'done', 1796000000, now(), 1, 1 FROM generate_series(1, 20000) AS i
+                """, [app.appID])
+            let big: Int64 = 9_000_000
+            // Every tenth device failed; the counters say so, as the pipeline would keep them.
+            try await app.message(big, state: "sending", target: Self.deviceCount + 1000, sent: Self.deviceCount * 9 / 10,
+                                  failed: Self.deviceCount / 10)
+            try await pool.query("""
+                INSERT INTO deliveries (message_id, device_id, outcome)
+                SELECT $2, id, CASE WHEN id % 10 = 0 THEN 'failed' ELSE 'sent' END FROM devices WHERE app_id = $1
+                """, [app.appID, big])
+            try await app.failure(big, reason: "InternalServerError", count: Self.deviceCount / 10)
+            try await pool.query("""
+                INSERT INTO message_failures (message_id, reason, count)
+                SELECT i, r, 1 FROM generate_series(1, 20000) AS i, unnest(ARRAY['BadDeviceToken', 'Unregistered', 'Expired']) AS r
+                """)
+            try await pool.query("ANALYZE")
+
+            let sample = try await pool.query("""
+                SELECT \(RegistrationID.sql("registration_id")) AS rid FROM devices WHERE app_id = $1 ORDER BY id DESC LIMIT 1000
+                """, [app.appID]).map { try $0.string("rid") }
+            #expect(sample.count == 1000)
+            let ids = "{" + ((1...99).map(String.init) + [String(big)]).joined(separator: ",") + "}"
+            let plans: [(name: String, sql: String, params: [String])] = [
+                ("counters", ReportRepository.countersSQL, [String(app.appID), ids]),
+                ("failures", ReportRepository.failuresSQL, [ids]),
+                ("message state", ReportRepository.messageStateSQL, [String(big), String(app.appID)]),
+                ("outcomes", ReportRepository.outcomesSQL, [String(app.appID), PostgresArrayLiteral.text(sample), String(big)]),
+            ]
+            for plan in plans {
+                let text = try await pool.query("EXPLAIN " + plan.sql, plan.params).map { $0["QUERY PLAN"] ?? "" }.joined(separator: "\n")
+                #expect(!text.contains("Seq Scan"), "\(plan.name) scans a table:\n\(text)")
+                #expect(text.contains("Index"), "\(plan.name) uses no index:\n\(text)")
+            }
+
+            // The answers, from the counters and by primary key.
+            let detail = try #require(try await app.list("/v3/messages/detail?msg_ids=\(big)").first)
+            #expect(detail["pending"] as? Int == 1000)
+            #expect(detail["failed_by_reason"] as? [String: Int] == ["InternalServerError": Self.deviceCount / 10])
+            let statuses = try await app.status(big, sample)
+            #expect(statuses.count == 1000)
+            #expect(statuses.values.filter { $0 == 0 }.count == 900 && statuses.values.filter { $0 == 1 }.count == 100)
+        }
+    }
+}
