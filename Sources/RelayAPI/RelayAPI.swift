@@ -41,6 +41,7 @@ public enum RelayAPI {
         PushRoutes(context: context).register(in: &router)
         GroupPushRoutes(context: context).register(in: &router)
         ReportRoutes(context: context).register(in: &router)
+        AdminReportRoutes(context: context).register(in: &router)
         return router
     }
 }
