@@ -16,6 +16,8 @@ public struct RelayAPIDependencies: Sendable {
     public var migrations: [Migration]
     /// Devices per push chunk, for the targeted pushes the API resolves itself.
     public var chunkSize: Int = 500
+    /// Where requests and accepted pushes are counted, and what `/metrics` shows.
+    public var metrics: MetricsRegistry = .shared
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -42,6 +44,8 @@ public enum RelayAPI {
         GroupPushRoutes(context: context).register(in: &router)
         ReportRoutes(context: context).register(in: &router)
         AdminReportRoutes(context: context).register(in: &router)
+        MetricsRoutes(context: context).register(in: &router)
+        router.observer = HTTPMetrics(registry: dependencies.metrics).observe
         return router
     }
 }
