@@ -12,6 +12,7 @@ enum PushRelay {
           serve      run the relay: API and push worker (--role api|worker|all, default all)
           migrate    apply pending database migrations and exit
           apns-sim   run the APNs simulator (see `pushrelay apns-sim --help`)
+          ctl        the admin command line, a client of a relay's API (see `pushrelay ctl --help`)
           help       this text and the configuration variables
 
         configuration (environment):
@@ -31,6 +32,8 @@ enum PushRelay {
             code = await MigrateCommand.run(arguments: arguments)
         case "apns-sim":
             code = await SimulatorCommand.run(arguments: arguments)
+        case "ctl":
+            code = await CtlCommand.run(arguments: arguments)
         case "help", "-h", "--help":
             print(usage)
             code = 0
