@@ -4,6 +4,8 @@
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata nghttp2-client nghttp2-server
+# Tests only: the dashboard's pages are driven in headless Chromium.
+TEST_PACKAGES := chromium
 
 .PHONY: all deps build release run test clean
 
@@ -25,6 +27,7 @@ run: release
 
 # Every test, against a throwaway PostgreSQL cluster.
 test: deps
+	@scripts/install-deps.sh $(TEST_PACKAGES)
 	$(SWIFT) build --build-tests
 	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
 

@@ -45,6 +45,7 @@ public enum RelayAPI {
         ReportRoutes(context: context).register(in: &router)
         AdminReportRoutes(context: context).register(in: &router)
         MetricsRoutes(context: context).register(in: &router)
+        DashboardRoutes(context: context).register(in: &router)
         router.observer = HTTPMetrics(registry: dependencies.metrics).observe
         return router
     }

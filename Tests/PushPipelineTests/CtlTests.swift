@@ -124,25 +124,7 @@ struct Ctl {
     }
 
     func run(_ arguments: [String]) async throws -> Result {
-        let out = directory.appendingPathComponent("ctl-\(UUID().uuidString).out")
-        let err = directory.appendingPathComponent("ctl-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["ctl"] + arguments
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        defer {
-            try? FileManager.default.removeItem(at: out)
-            try? FileManager.default.removeItem(at: err)
-        }
-        return Result(status: status, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
+        try await runTool(binary, ["ctl"] + arguments, environment: environment, scratch: directory)
     }
 
     /// Runs and expects exit 0; returns standard output.
@@ -160,4 +142,28 @@ struct Ctl {
         }
         return object
     }
+}
+
+/// Runs a program to its end without blocking the concurrency pool (the relay in this
+/// process needs it meanwhile); its output goes through files in `scratch`.
+func runTool(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil, scratch: URL) async throws -> Ctl.Result {
+    let out = scratch.appendingPathComponent("tool-\(UUID().uuidString).out")
+    let err = scratch.appendingPathComponent("tool-\(UUID().uuidString).err")
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(at: out)
+        try? FileManager.default.removeItem(at: err)
+    }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
+    return Ctl.Result(status: status, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
 }
