@@ -15,6 +15,7 @@ final class NotificationListener: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let done = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
 
     init(connectionString: String, logger: Logger, onNotify: @escaping @Sendable () -> Void) {
         self.connectionString = connectionString
@@ -23,6 +24,7 @@ final class NotificationListener: Sendable {
     }
 
     func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let thread = Thread { [self] in
             CSystem_store_set_thread_name("pushrelay-listen")
             run()
@@ -36,9 +38,16 @@ final class NotificationListener: Sendable {
         thread.start()
     }
 
-    /// Stops the thread and waits for it (it notices within a second).
+    /// Stops the thread and waits for it (it notices within a second); at once when it was
+    /// never started.
     func stop() async {
         stopped.store(true, ordering: .releasing)
+        // Never started: marking it started keeps a later start() from running a thread.
+        guard started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await waitForThread()
+    }
+
+    private func waitForThread() async {
         await withCheckedContinuation { continuation in
             let already = finished.withLock { waiter -> Bool in
                 if done.load(ordering: .acquiring) { return true }

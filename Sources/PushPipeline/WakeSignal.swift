@@ -5,42 +5,45 @@ final class WakeSignal: Sendable {
     private struct State {
         var pending = false
         var waiter: CheckedContinuation<Void, Never>?
+        /// Ends a wait after its timeout; cancelled when a signal ends it first.
+        var timer: Task<Void, Never>?
         var generation = 0
     }
 
     private let state = Mutex(State())
 
     func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let woken = state.withLock { state -> (CheckedContinuation<Void, Never>, Task<Void, Never>?)? in
             guard let waiter = state.waiter else {
                 state.pending = true
                 return nil
             }
-            state.waiter = nil
-            return waiter
+            defer {
+                state.waiter = nil
+                state.timer = nil
+            }
+            return (waiter, state.timer)
         }
-        waiter?.resume()
+        woken?.1?.cancel()
+        woken?.0.resume()
     }
 
     /// Returns at the next signal (at once if one is pending) or after `timeout`.
     func wait(timeout: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let generation = state.withLock { state -> Int? in
+            state.withLock { state in
                 if state.pending {
                     state.pending = false
-                    return nil
+                    continuation.resume()
+                    return
                 }
                 state.generation += 1
+                let generation = state.generation
                 state.waiter = continuation
-                return state.generation
-            }
-            guard let generation else {
-                continuation.resume()
-                return
-            }
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                self?.timeout(generation: generation)
+                state.timer = Task { [weak self] in
+                    do { try await Task.sleep(for: timeout) } catch { return }
+                    self?.timeout(generation: generation)
+                }
             }
         }
     }
@@ -49,6 +52,7 @@ final class WakeSignal: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.generation == generation, let waiter = state.waiter else { return nil }
             state.waiter = nil
+            state.timer = nil
             return waiter
         }
         waiter?.resume()

@@ -134,3 +134,36 @@ import Testing
         #expect(QueueDeadline.seconds(timeToLive: 86_400) == 86_400)
     }
 }
+
+/// The worker's wake-up: NOTIFYs and finished chunks end its wait early; without them it
+/// wakes after the poll interval.
+@Suite struct WakeSignalTests {
+    @Test func aSignalGivenBeforeTheWaitIsKept() async {
+        let wake = WakeSignal()
+        wake.signal()
+        let started = ContinuousClock.now
+        await wake.wait(timeout: .seconds(30))
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func aSignalEndsAWaitInProgress() async {
+        let wake = WakeSignal()
+        let started = ContinuousClock.now
+        async let waited: Void = wake.wait(timeout: .seconds(30))
+        try? await Task.sleep(for: .milliseconds(20))
+        wake.signal()
+        await waited
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func withoutASignalTheWaitEndsAtTheTimeout() async {
+        let wake = WakeSignal()
+        let started = ContinuousClock.now
+        await wake.wait(timeout: .milliseconds(50))
+        #expect(ContinuousClock.now - started >= .milliseconds(50))
+        // The timed-out wait left nothing pending behind.
+        let again = ContinuousClock.now
+        await wake.wait(timeout: .milliseconds(50))
+        #expect(ContinuousClock.now - again >= .milliseconds(50))
+    }
+}

@@ -5,6 +5,28 @@ import Testing
 
 /// The push API around the pipeline: batch pushes, groups, credential pauses.
 @Suite(.serialized) struct PushAPITests {
+    /// With polling all but off, a push still goes out at once: the worker is woken by the
+    /// NOTIFY of the accepting transaction on its LISTEN connection.
+    @Test func workersWakeOnNotifyNotOnPolling() async throws {
+        try await PipelineHarness.with(tune: { $0.pollInterval = .seconds(120) }) { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: 3, prefix: "aa")
+            for (index, token) in tokens.enumerated() {
+                try await relay.pool.query("UPDATE devices SET alias = $1 WHERE token = $2", ["user\(index)", token])
+            }
+            for (index, token) in tokens.enumerated() {
+                let msgID = try await relay.accepted(app, ["platform": "ios", "audience": ["alias": ["user\(index)"]],
+                                                           "notification": ["alert": "now"]])
+                try await poll(timeout: .seconds(5), "the push to arrive without polling") {
+                    relay.simulator.deliveries(token: token).first?.msgID == msgID ? true : nil
+                }
+            }
+            // A broadcast is resolved by a worker woken the same way.
+            let broadcast = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "all"]])
+            try await relay.waitUntilFinished(broadcast, timeout: .seconds(5))
+        }
+    }
+
     @Test func batchPushesAnswerPerCID() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp()

@@ -88,6 +88,34 @@ import Testing
         }
     }
 
+    /// Two apps' broadcasts share the broadcast lane chunk by chunk: the second app's
+    /// starts long before the first app's has finished.
+    @Test func broadcastsOfTwoAppsTakeTurns() async throws {
+        try await PipelineHarness.with(simulate: { $0.latencyMilliseconds = 5 }, tune: { pipeline in
+            pipeline.chunkSize = 100
+            pipeline.slots = 2
+            pipeline.targetedSlots = 1
+        }) { relay in
+            let first = try await relay.createApp("first")
+            let second = try await relay.createApp("second")
+            try await relay.insertDevices(first, count: 3_000, prefix: "f2")
+            try await relay.insertDevices(second, count: 1_000, prefix: "f3")
+            let a = try await relay.accepted(first, ["platform": "ios", "audience": "all", "notification": ["alert": "a"]])
+            let b = try await relay.accepted(second, ["platform": "ios", "audience": "all", "notification": ["alert": "b"]])
+            try await relay.waitUntilFinished(a)
+            try await relay.waitUntilFinished(b)
+            let early = try await relay.pool.query("""
+                SELECT count(*) AS n FROM deliveries WHERE message_id = $1
+                  AND at < (SELECT min(at) FROM deliveries WHERE message_id = $2)
+                """, [a, b]).first!.int("n")
+            #expect(early <= 500, "\(early) of the first app's 3000 devices went before the second app's first")
+            let finished = try await relay.pool.query("""
+                SELECT (SELECT finished_at FROM messages WHERE id = $2) < (SELECT finished_at FROM messages WHERE id = $1) AS interleaved
+                """, [a, b]).first!.bool("interleaved")
+            #expect(finished, "the smaller broadcast finished first although it came second")
+        }
+    }
+
     // MARK: The relay as a process
 
     private func relayEnvironment(_ relay: PipelineHarness, port: Int) throws -> [String: String] {
