@@ -3,8 +3,9 @@ import PostgresStore
 
 /// Writes a batch of outcomes back in one transaction: the `deliveries` rows (multi-row,
 /// `ON CONFLICT DO NOTHING`, so a re-sent device is never counted twice), the message's
-/// counters, `message_failures` and the per-minute rollups for exactly the rows inserted, dead tokens, stored badges,
-/// and — when the chunk has no device left — the chunk and possibly the message as done.
+/// counters, `message_failures` and the admin reports' per-minute rollups for exactly the
+/// rows inserted, dead tokens, stored badges, and — when the chunk has no device left — the
+/// chunk and possibly the message as done.
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
