@@ -33,6 +33,8 @@ public final class MessageStore: Sendable {
     public struct Accepted: Sendable, Equatable {
         public var msgID: MessageID
         public var sendno: Int
+        /// False when the cid was seen before and this is the first push's answer again.
+        public var isNew: Bool
     }
 
     /// Persists a validated push.
@@ -95,7 +97,7 @@ public final class MessageStore: Sendable {
             }
             return first
         }
-        let accepted = Accepted(msgID: id, sendno: request.options.sendno)
+        let accepted = Accepted(msgID: id, sendno: request.options.sendno, isNew: true)
         // Platforms without iOS: accepted, nobody to deliver to on this relay.
         guard ios else { return accepted }
 
@@ -124,7 +126,7 @@ public final class MessageStore: Sendable {
         guard let row = try connection.query("SELECT id, sendno FROM messages WHERE app_id = $1 AND cid = $2", [appID, cid]).first,
               let id = MessageID(rawValue: Int64(try row.int("id")))
         else { return nil }
-        return Accepted(msgID: id, sendno: try row.int("sendno"))
+        return Accepted(msgID: id, sendno: try row.int("sendno"), isNew: false)
     }
 
     /// What a withdrawal found.
