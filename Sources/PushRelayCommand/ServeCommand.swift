@@ -32,7 +32,8 @@ enum ServeCommand {
         }
         let pipeline: PipelineConfiguration
         do {
-            pipeline = try PipelineConfiguration.parse(ProcessInfo.processInfo.environment)
+            let relay = try RelayConfiguration.parse(ProcessInfo.processInfo.environment)
+            pipeline = try PipelineConfiguration.parse(ProcessInfo.processInfo.environment, relay: relay)
         } catch {
             return PushRelay.fail("\(error)")
         }
