@@ -39,9 +39,9 @@ let package = Package(
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
         .target(name: "Scheduling", dependencies: ["RelayCore"]),
         // The push pipeline: messages accepted into PostgreSQL, chunks leased by workers, sent to APNs.
-        .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient"]),
+        .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient", "Scheduling"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
-        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline"]),
+        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "Scheduling"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
             "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
         ]),
@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
             "PushPipeline", "PushCore", "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
-            "APNSSimulator", "APNSClient",
+            "APNSSimulator", "APNSClient", "Scheduling",
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
             "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",

@@ -24,6 +24,10 @@ public struct Router: HTTPResponder {
     }
 
     private var routes: [Route] = []
+
+    /// Told of every request answered: its method, the route pattern it matched (nil when
+    /// none did), the status and the seconds taken. Metrics hook in here.
+    public var observer: (@Sendable (_ method: String, _ route: String?, _ status: Int, _ seconds: Double) -> Void)?
     private let notFound: @Sendable (HTTPRequest) -> HTTPResponse
     private let methodNotAllowed: @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -46,7 +50,7 @@ public struct Router: HTTPResponder {
 
     /// What routing decided, without running a handler.
     enum Decision {
-        case handler(Handler, RouteParameters)
+        case handler(Handler, RouteParameters, RoutePattern)
         case methodNotAllowed(allow: [String])
         case notFound
     }
@@ -64,7 +68,7 @@ public struct Router: HTTPResponder {
                     best = (route, parameters)
                 }
             }
-            if let best { return .handler(best.route.handler, RouteParameters(best.parameters)) }
+            if let best { return .handler(best.route.handler, RouteParameters(best.parameters), best.route.pattern) }
         }
         if allowed.isEmpty { return .notFound }
         if allowed.contains("GET") { allowed.insert("HEAD") }
@@ -77,15 +81,25 @@ public struct Router: HTTPResponder {
     }
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        guard let observer else { return await route(request).response }
+        let started = ContinuousClock.now
+        let (response, pattern) = await route(request)
+        let elapsed = ContinuousClock.now - started
+        observer(request.method, pattern, response.status,
+                 Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> (response: HTTPResponse, pattern: String?) {
         switch decide(method: request.method, path: request.path) {
-        case .handler(let handler, let parameters):
-            return await handler(request, parameters)
+        case .handler(let handler, let parameters, let pattern):
+            return (await handler(request, parameters), pattern.description)
         case .methodNotAllowed(let allow):
             var response = methodNotAllowed(request)
             response.headers.replaceOrAdd(name: "Allow", value: allow.joined(separator: ", "))
-            return response
+            return (response, nil)
         case .notFound:
-            return notFound(request)
+            return (notFound(request), nil)
         }
     }
 }

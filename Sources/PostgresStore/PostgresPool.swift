@@ -1,6 +1,7 @@
 import CSystem
 import Foundation
 import RelayCore
+import Synchronization
 
 /// A fixed set of threads, each owning at most one PostgreSQL connection, serving calls
 /// from async code.
@@ -12,6 +13,8 @@ import RelayCore
 public final class PostgresPool: Sendable {
     private let work: PoolWork
     private let configuration: PostgresPoolConfiguration
+    /// Calls running on a pool thread right now.
+    private let busy = BusyCount()
 
     public init(configuration: PostgresPoolConfiguration, logger: Logger) {
         precondition(configuration.size >= 1, "a pool needs at least one thread")
@@ -43,7 +46,9 @@ public final class PostgresPool: Sendable {
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let item = PoolWorkItem(
-                run: { slot in
+                run: { [busy] slot in
+                    busy.value.add(1, ordering: .relaxed)
+                    defer { busy.value.subtract(1, ordering: .relaxed) }
                     let result: Result<T, any Error>
                     do {
                         let connection = try slot.connection()
@@ -74,6 +79,11 @@ public final class PostgresPool: Sendable {
     /// Calls waiting for a thread right now (for tests and metrics).
     var waitingCount: Int { work.waitingCount }
 
+    /// How the pool is used right now, for metrics.
+    public var usage: PostgresPoolUsage {
+        PostgresPoolUsage(size: configuration.size, busy: busy.value.load(ordering: .relaxed), waiting: work.waitingCount)
+    }
+
     /// A pool thread's whole life: take items until the pool is closed and drained.
     private static func serve(_ work: PoolWork, slot: ConnectionSlot) {
         while let item = work.next() {
@@ -82,4 +92,17 @@ public final class PostgresPool: Sendable {
         slot.close()
         work.workerExited()
     }
+}
+
+/// The pool's count of running calls, shared with the work items that change it.
+private final class BusyCount: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// A reading of a pool's use: its threads (one connection each), those running a call, and
+/// calls waiting for one.
+public struct PostgresPoolUsage: Sendable, Equatable {
+    public var size: Int
+    public var busy: Int
+    public var waiting: Int
 }

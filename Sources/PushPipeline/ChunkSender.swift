@@ -18,10 +18,12 @@ struct ChunkSender: Sendable {
     let backoff: Backoff
     let roundsPerLease: Int
     let logger: Logger
+    let metrics: MetricsRegistry
     private let prepared = PreparedCache()
 
     init(pool: PostgresPool, queue: ChunkQueue, writer: OutcomeWriter, senders: SenderCache, backoff: Backoff,
-         roundsPerLease: Int, logger: Logger) {
+         roundsPerLease: Int, logger: Logger, metrics: MetricsRegistry = .shared) {
+        self.metrics = metrics
         self.pool = pool
         self.queue = queue
         self.writer = writer
@@ -102,12 +104,14 @@ struct ChunkSender: Sendable {
             if Date() >= loaded.expiresAt { run.finishWaiting(as: .expired, reason: "Expired") }
             let round = run.nextRound()
             let sentAt = Date()
-            let results = await sendRound(round, notification: notification, sender: sender, isResend: chunk.leases > 1)
+            let results = await sendRound(round, notification: notification, sender: sender, isResend: chunk.leases > 1,
+                                          appKey: credential.appKey)
             for (target, step, badge) in results { run.record(target, step: step, newBadge: badge) }
             let (outcomes, retries) = run.takeOutcomes()
             let broken = run.brokenCredential
             let written = try await writer.write(
                 chunk, outcomes: early + outcomes, retries: retries, sentAt: sentAt, chunkComplete: run.isComplete && broken == nil)
+            count(written, retries: retries, appKey: credential.appKey)
             early = []
             if written.messageState == "withdrawn" {
                 _ = try await writer.write(chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
@@ -134,17 +138,35 @@ struct ChunkSender: Sendable {
         }
     }
 
+    /// Adds a written batch to the metrics: outcomes, dead tokens and retries of the app.
+    private func count(_ written: OutcomeWriter.Written, retries: Int, appKey: String) {
+        let app = metrics.bounded("app_key", appKey)
+        for (outcome, number) in written.counts where number > 0 {
+            metrics.increment(RelayMetrics.deliveries, ["app_key": app, "outcome": outcome.rawValue], by: Double(number))
+        }
+        if let invalidated = written.counts[.invalidated], invalidated > 0 {
+            metrics.increment(RelayMetrics.tokensInvalidated, ["app_key": app], by: Double(invalidated))
+        }
+        if retries > 0 { metrics.increment(RelayMetrics.retries, ["app_key": app], by: Double(retries)) }
+    }
+
     /// Sends a round's notifications concurrently (the client bounds what is in flight).
     private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
-                           isResend: Bool) async -> [(ChunkRun.Target, DeliveryStep, Int?)] {
-        await withTaskGroup(of: (ChunkRun.Target, DeliveryStep, Int?).self) { group in
+                           isResend: Bool, appKey: String) async -> [(ChunkRun.Target, DeliveryStep, Int?)] {
+        let metrics = metrics
+        let app = metrics.bounded("app_key", appKey)
+        return await withTaskGroup(of: (ChunkRun.Target, DeliveryStep, Int?).self) { group in
             for target in targets {
                 let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge, isResend: isResend)
                 let apns = APNSNotification(
                     deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
                     priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
                     collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
-                group.addTask { (target, DeliveryStep(await sender.send(apns)), built.newBadge) }
+                group.addTask {
+                    let result = await sender.send(apns)
+                    metrics.increment(RelayMetrics.apnsResponses, APNSResponseLabels.of(result, appKey: app, metrics: metrics))
+                    return (target, DeliveryStep(result), built.newBadge)
+                }
             }
             var results: [(ChunkRun.Target, DeliveryStep, Int?)] = []
             results.reserveCapacity(targets.count)

@@ -33,6 +33,8 @@ public final class MessageStore: Sendable {
     public struct Accepted: Sendable, Equatable {
         public var msgID: MessageID
         public var sendno: Int
+        /// False when the cid was seen before and this is the first push's answer again.
+        public var isNew: Bool
     }
 
     /// Persists a validated push.
@@ -63,6 +65,15 @@ public final class MessageStore: Sendable {
         }
     }
 
+    /// Persists a validated push on `connection`, inside the caller's transaction: the
+    /// scheduler accepts an occurrence's push in the transaction that records the occurrence.
+    ///
+    /// - Throws: like `accept(appID:request:body:)`, and a `PostgresError` 23505 on
+    ///   `messages_pkey` when the msg_id drawn was taken (roll back to a savepoint, call again).
+    public func accept(appID: Int64, request: PushRequest, body: [UInt8], on connection: PostgresConnection) throws -> Accepted {
+        try accept(id: nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self), on: connection)
+    }
+
     private func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, on connection: PostgresConnection) throws -> Accepted {
         if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return first }
         let now = Int(Date().timeIntervalSince1970)
@@ -86,7 +97,7 @@ public final class MessageStore: Sendable {
             }
             return first
         }
-        let accepted = Accepted(msgID: id, sendno: request.options.sendno)
+        let accepted = Accepted(msgID: id, sendno: request.options.sendno, isNew: true)
         // Platforms without iOS: accepted, nobody to deliver to on this relay.
         guard ios else { return accepted }
 
@@ -115,7 +126,7 @@ public final class MessageStore: Sendable {
         guard let row = try connection.query("SELECT id, sendno FROM messages WHERE app_id = $1 AND cid = $2", [appID, cid]).first,
               let id = MessageID(rawValue: Int64(try row.int("id")))
         else { return nil }
-        return Accepted(msgID: id, sendno: try row.int("sendno"))
+        return Accepted(msgID: id, sendno: try row.int("sendno"), isNew: false)
     }
 
     /// What a withdrawal found.

@@ -3,13 +3,14 @@ import Foundation
 import RelayCore
 import Synchronization
 
-/// LISTENs on `PushChannel.name` on a libpq connection of its own, on a thread of its own,
+/// LISTENs on a channel (`PushChannel.name` unless told otherwise) on a libpq connection of its own, on a thread of its own,
 /// and calls `onNotify` for each notification (and after every reconnect, in case one was
 /// missed while disconnected).
 ///
 /// Thread rule: the `PGconn` is opened, used and closed only on the listener's thread.
 final class NotificationListener: Sendable {
     private let connectionString: String
+    private let channel: String
     private let logger: Logger
     private let onNotify: @Sendable () -> Void
     private let stopped = Atomic<Bool>(false)
@@ -17,8 +18,9 @@ final class NotificationListener: Sendable {
     private let done = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
 
-    init(connectionString: String, logger: Logger, onNotify: @escaping @Sendable () -> Void) {
+    init(connectionString: String, channel: String = PushChannel.name, logger: Logger, onNotify: @escaping @Sendable () -> Void) {
         self.connectionString = connectionString
+        self.channel = channel
         self.logger = logger
         self.onNotify = onNotify
     }
@@ -62,7 +64,7 @@ final class NotificationListener: Sendable {
         while !stopped.load(ordering: .acquiring) {
             guard let connection = PQconnectdb(connectionString) else { return }
             defer { PQfinish(connection) }
-            if PQstatus(connection) == CONNECTION_OK, let result = PQexec(connection, "LISTEN \(PushChannel.name)") {
+            if PQstatus(connection) == CONNECTION_OK, let result = PQexec(connection, "LISTEN \(channel)") {
                 let ok = PQresultStatus(result) == PGRES_COMMAND_OK
                 PQclear(result)
                 if ok {

@@ -5,6 +5,12 @@ import APNSClient
 public protocol NotificationSender: Sendable {
     func send(_ notification: APNSNotification) async -> APNSResult
     func shutdown() async
+    /// The connection's counters, when it keeps them (for metrics).
+    var statistics: APNSClientStatistics? { get }
+}
+
+extension NotificationSender {
+    public var statistics: APNSClientStatistics? { nil }
 }
 
 /// `APNSClient.send` as a `NotificationSender`.
@@ -18,4 +24,6 @@ struct APNSClientSender: NotificationSender {
     func shutdown() async {
         await client.shutdown()
     }
+
+    var statistics: APNSClientStatistics? { client.statistics }
 }

@@ -3,8 +3,9 @@ import PostgresStore
 
 /// Writes a batch of outcomes back in one transaction: the `deliveries` rows (multi-row,
 /// `ON CONFLICT DO NOTHING`, so a re-sent device is never counted twice), the message's
-/// counters and `message_failures` for exactly the rows inserted, dead tokens, stored badges,
-/// and — when the chunk has no device left — the chunk and possibly the message as done.
+/// counters, `message_failures` and the admin reports' per-minute rollups for exactly the
+/// rows inserted, dead tokens, stored badges, and — when the chunk has no device left — the
+/// chunk and possibly the message as done.
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
@@ -13,6 +14,8 @@ struct OutcomeWriter: Sendable {
     struct Written: Sendable, Equatable {
         /// The message's state after the write (`withdrawn` tells the sender to stop).
         var messageState: String
+        /// Outcomes as recorded: an invalidation the 410 rule refused becomes `failed`.
+        var counts: [DeliveryOutcome: Int]
     }
 
     /// - Parameters:
@@ -82,8 +85,23 @@ struct OutcomeWriter: Sendable {
                 SELECT count(*) FILTER (WHERE outcome = 'sent') AS sent,
                        count(*) FILTER (WHERE outcome = 'failed') AS failed,
                        count(*) FILTER (WHERE outcome = 'invalidated') AS invalidated,
-                       count(*) FILTER (WHERE outcome = 'expired') AS expired
+                       count(*) FILTER (WHERE outcome = 'expired') AS expired,
+                       count(*) FILTER (WHERE outcome = 'withdrawn') AS withdrawn
                 FROM inserted
+            ), rollup AS (
+                -- The admin reports' per-minute rollup (migration 0010), from the same rows.
+                INSERT INTO delivery_stats AS s (app_id, minute, sent, failed, invalidated, expired, withdrawn, retries)
+                SELECT $7, date_trunc('minute', now()), c.sent, c.failed, c.invalidated, c.expired, c.withdrawn, $6
+                FROM counts c WHERE c.sent + c.failed + c.invalidated + c.expired + c.withdrawn + $6 > 0
+                ON CONFLICT (app_id, minute) DO UPDATE SET sent = s.sent + EXCLUDED.sent, failed = s.failed + EXCLUDED.failed,
+                    invalidated = s.invalidated + EXCLUDED.invalidated, expired = s.expired + EXCLUDED.expired,
+                    withdrawn = s.withdrawn + EXCLUDED.withdrawn, retries = s.retries + EXCLUDED.retries
+            ), failure_rollup AS (
+                INSERT INTO delivery_failure_stats AS f (app_id, minute, reason, count)
+                SELECT $7, date_trunc('minute', now()), reason, count(*) FROM inserted
+                WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL
+                GROUP BY reason
+                ON CONFLICT (app_id, minute, reason) DO UPDATE SET count = f.count + EXCLUDED.count
             )
             UPDATE messages m SET sent_count = m.sent_count + c.sent, failed_count = m.failed_count + c.failed,
                    invalidated_count = m.invalidated_count + c.invalidated, expired_count = m.expired_count + c.expired,
@@ -93,7 +111,7 @@ struct OutcomeWriter: Sendable {
             FROM counts c WHERE m.id = $1
             RETURNING m.state
             """, [chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)), SQLArray.text(outcomes.map(\.outcome.rawValue)),
-                  SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries])
+                  SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID])
         let messageState = try state.first?.string("state") ?? "done"
         if chunkComplete {
             try connection.query("""
@@ -102,6 +120,8 @@ struct OutcomeWriter: Sendable {
                 """, [chunk.id, owner])
             try MessageCompletion.finishIfDone(messageID: chunk.messageID, on: connection)
         }
-        return Written(messageState: messageState)
+        var counts: [DeliveryOutcome: Int] = [:]
+        for outcome in outcomes { counts[outcome.outcome, default: 0] += 1 }
+        return Written(messageState: messageState, counts: counts)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import RelayCore
 
 /// What the workers read from `PUSHRELAY_*` environment variables (parsed purely, like
-/// `RelayConfiguration`).
+/// `RelayConfiguration`, which owns the APNs endpoints they share with `apns-send`).
 public struct PipelineConfiguration: Sendable, Equatable {
     /// APNs endpoints (the simulator's in development and tests) and extra trusted CAs.
     public var productionURL = URL(string: "https://api.push.apple.com")!
@@ -28,9 +29,6 @@ public struct PipelineConfiguration: Sendable, Equatable {
 
     /// The variables, for `pushrelay help` and the README.
     public static let variables: [(name: String, meaning: String)] = [
-        ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
-        ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
-        ("PUSHRELAY_APNS_CA_FILE", "PEM CAs trusted for APNs besides the system's (the simulator's certificate)"),
         ("PUSHRELAY_WORKER_SLOTS", "chunks a worker sends at once (default 8)"),
         ("PUSHRELAY_WORKER_TARGETED_SLOTS", "of those, slots kept for targeted pushes (default 2)"),
         ("PUSHRELAY_CHUNK_SIZE", "devices per chunk (default 500)"),
@@ -39,8 +37,14 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "APNs requests in flight per app and environment (default 2000)"),
     ]
 
-    public static func parse(_ environment: [String: String]) throws(Error) -> PipelineConfiguration {
+    /// - Parameters:
+    ///   - environment: the process environment.
+    ///   - relay: the relay's configuration, for the APNs endpoints and extra CA file.
+    public static func parse(_ environment: [String: String], relay: RelayConfiguration = RelayConfiguration()) throws(Error) -> PipelineConfiguration {
         var configuration = PipelineConfiguration()
+        configuration.productionURL = relay.apnsProductionURL
+        configuration.sandboxURL = relay.apnsSandboxURL
+        configuration.caFile = relay.apnsCAFile
         func value(_ name: String) -> String? {
             guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
             return raw
@@ -52,16 +56,6 @@ public struct PipelineConfiguration: Sendable, Equatable {
             }
             return number
         }
-        func url(_ name: String) throws(Error) -> URL? {
-            guard let raw = value(name) else { return nil }
-            guard let url = URL(string: raw), url.scheme == "https", url.host?.isEmpty == false else {
-                throw Error(description: "\(name) must be https://host[:port], got \"\(raw)\"")
-            }
-            return url
-        }
-        if let url = try url("PUSHRELAY_APNS_PRODUCTION_URL") { configuration.productionURL = url }
-        if let url = try url("PUSHRELAY_APNS_SANDBOX_URL") { configuration.sandboxURL = url }
-        configuration.caFile = value("PUSHRELAY_APNS_CA_FILE")
         if let slots = try number("PUSHRELAY_WORKER_SLOTS", in: 1...256) { configuration.slots = slots }
         if let slots = try number("PUSHRELAY_WORKER_TARGETED_SLOTS", in: 0...255) { configuration.targetedSlots = slots }
         if let size = try number("PUSHRELAY_CHUNK_SIZE", in: 1...10_000) { configuration.chunkSize = size }

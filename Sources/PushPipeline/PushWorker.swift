@@ -25,23 +25,29 @@ public final class PushWorker: Sendable {
     private let scheduler: Mutex<LaneScheduler>
     private let stopping = Atomic<Bool>(false)
     private let running = Mutex<[Int64: Task<Void, Never>]>([:])
+    private let metrics: MetricsRegistry
+    /// This worker's scrape-time collector in `metrics`.
+    private let collectorKey: String
 
     /// - Parameters:
     ///   - connectionString: for the LISTEN connection (the pool's database).
+    ///   - metrics: where outcomes, APNs answers and the APNs clients' state are counted.
     public init(pool: PostgresPool, connectionString: String, secretBox: SecretBox, configuration: PipelineConfiguration,
-                logger: Logger) {
+                logger: Logger, metrics: MetricsRegistry = .shared) {
         let owner = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let logger = logger.with(["component": "worker"])
         self.pool = pool
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
+        collectorKey = "apns-clients-\(owner)"
         queue = ChunkQueue(pool: pool, owner: owner, leaseSeconds: configuration.leaseSeconds)
         let chunkMaker = ChunkMaker(chunkSize: configuration.chunkSize)
         resolver = AudienceResolver(pool: pool, chunkMaker: chunkMaker, sliceSize: configuration.chunkSize * 20)
         senders = SenderCache(configuration: configuration, box: secretBox, logger: logger)
         chunkSender = ChunkSender(
             pool: pool, queue: queue, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
-            backoff: Backoff(), roundsPerLease: 4, logger: logger)
+            backoff: Backoff(), roundsPerLease: 4, logger: logger, metrics: metrics)
         scheduler = Mutex(LaneScheduler(slots: configuration.slots, reservedForTargeted: configuration.targetedSlots))
         let wake = wake
         let resolveWake = resolveWake
@@ -54,6 +60,8 @@ public final class PushWorker: Sendable {
     /// Runs until `stop()`: the leasing loop and the resolving loop side by side.
     public func run() async {
         listener.start()
+        let senders = senders
+        metrics.setCollector(collectorKey) { APNSClientMetrics.families(senders.statistics) }
         logger.info("worker started", ["slots": String(configuration.slots), "chunk_size": String(configuration.chunkSize)])
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.leaseLoop() }
@@ -63,6 +71,7 @@ public final class PushWorker: Sendable {
         for task in tasks { await task.value }
         await listener.stop()
         await senders.shutdown()
+        metrics.removeCollector(collectorKey)
         logger.info("worker stopped")
     }
 

@@ -57,6 +57,11 @@ final class SenderCache: Sendable {
             configuration: clientConfiguration, logger: logger.with(["app_key": credential.appKey, "environment": environment])))
     }
 
+    /// The counters of every client alive now.
+    var statistics: [APNSClientStatistics] {
+        entries.withLock { $0.values.compactMap(\.sender.statistics) }
+    }
+
     func shutdown() async {
         let all = entries.withLock { entries in
             defer { entries = [:] }

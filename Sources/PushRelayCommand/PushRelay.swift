@@ -9,10 +9,11 @@ enum PushRelay {
         usage: pushrelay <command> [options]
 
         commands:
-          serve      run the relay: API and push worker (--role api|worker|all, default all)
+          serve      run the relay: API, push worker and scheduler (--role api|worker|scheduler|all, default all)
           migrate    apply pending database migrations and exit
           apns-sim   run the APNs simulator (see `pushrelay apns-sim --help`)
           apns-send  send notifications with the APNs client (see `pushrelay apns-send --help`)
+          ctl        the admin command line, a client of a relay's API (see `pushrelay ctl --help`)
           help       this text and the configuration variables
 
         configuration (environment):
@@ -34,6 +35,8 @@ enum PushRelay {
             code = await SimulatorCommand.run(arguments: arguments)
         case "apns-send":
             code = await APNSSendCommand.run(arguments: arguments)
+        case "ctl":
+            code = await CtlCommand.run(arguments: arguments)
         case "help", "-h", "--help":
             print(usage)
             code = 0

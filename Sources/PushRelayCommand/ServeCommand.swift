@@ -5,16 +5,18 @@ import PushPipeline
 import RelayAPI
 import RelayCore
 
-/// `pushrelay serve [--role api|worker|all]`: migrate, run the API and/or a push worker
-/// until SIGTERM or SIGINT, then shut down in reverse order (stop accepting, finish requests
-/// and chunks in flight, close the pool, stop the embedded cluster) and exit 0.
+/// `pushrelay serve [--role api|worker|scheduler|all]`: migrate, run the API, a push worker
+/// and/or the scheduler until SIGTERM or SIGINT, then shut down in reverse order (stop
+/// accepting, finish requests, chunks and the schedule in flight, close the pool, stop the
+/// embedded cluster) and exit 0.
 enum ServeCommand {
     /// What one process runs.
     enum Role: String {
-        case api, worker, all
+        case api, worker, scheduler, all
 
-        var runsAPI: Bool { self != .worker }
-        var runsWorker: Bool { self != .api }
+        var runsAPI: Bool { self == .api || self == .all }
+        var runsWorker: Bool { self == .worker || self == .all }
+        var runsScheduler: Bool { self == .scheduler || self == .all }
     }
 
     static func parseRole(_ arguments: [String]) -> Role? {
@@ -26,11 +28,12 @@ enum ServeCommand {
 
     static func run(arguments: [String]) async -> Int32 {
         guard let role = parseRole(arguments) else {
-            return PushRelay.fail("serve takes --role api|worker|all (default all), got \(arguments.joined(separator: " "))")
+            return PushRelay.fail("serve takes --role api|worker|scheduler|all (default all), got \(arguments.joined(separator: " "))")
         }
         let pipeline: PipelineConfiguration
         do {
-            pipeline = try PipelineConfiguration.parse(ProcessInfo.processInfo.environment)
+            let relay = try RelayConfiguration.parse(ProcessInfo.processInfo.environment)
+            pipeline = try PipelineConfiguration.parse(ProcessInfo.processInfo.environment, relay: relay)
         } catch {
             return PushRelay.fail("\(error)")
         }
@@ -43,6 +46,7 @@ enum ServeCommand {
         let logger = environment.logger
         var server: HTTPServer?
         var worker: PushWorker?
+        var scheduler: Scheduler?
         do {
             let applied = try await environment.migrate()
             if !applied.isEmpty { logger.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
@@ -52,6 +56,7 @@ enum ServeCommand {
                     pool: environment.pool, secretBox: secretBox, adminToken: try environment.adminToken(),
                     logger: logger, authCacheTTL: .seconds(environment.configuration.authCacheSeconds))
                 dependencies.chunkSize = pipeline.chunkSize
+                dependencies.timeZone = environment.configuration.timeZone
                 let configuration = environment.configuration
                 var serverConfiguration = HTTPServerConfiguration()
                 serverConfiguration.host = configuration.listenHost
@@ -66,16 +71,26 @@ enum ServeCommand {
                 worker = PushWorker(pool: environment.pool, connectionString: environment.connectionString,
                                     secretBox: secretBox, configuration: pipeline, logger: logger)
             }
+            if role.runsScheduler {
+                var configuration = Scheduler.Configuration()
+                configuration.grace = TimeInterval(environment.configuration.scheduleGraceSeconds)
+                scheduler = Scheduler(pool: environment.pool, connectionString: environment.connectionString,
+                                      messages: MessageStore(pool: environment.pool, chunkSize: pipeline.chunkSize),
+                                      configuration: configuration, logger: logger)
+            }
         } catch {
             logger.error("start-up failed", ["error": "\(error)"])
             await environment.stop()
             return PushRelay.fail("\(error)")
         }
         let workerTask = worker.map { worker in Task { await worker.run() } }
+        let schedulerTask = scheduler.map { scheduler in Task { await scheduler.run() } }
 
         let signal = await Signals.wait(for: [SIGTERM, SIGINT])
         logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT", "role": role.rawValue])
         await server?.shutdown()
+        scheduler?.stop()
+        await schedulerTask?.value
         worker?.stop()
         await workerTask?.value
         await environment.stop()

@@ -16,6 +16,12 @@ public struct RelayAPIDependencies: Sendable {
     public var migrations: [Migration]
     /// Devices per push chunk, for the targeted pushes the API resolves itself.
     public var chunkSize: Int = 500
+    /// The zone of schedule triggers that name none.
+    public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
+    /// The clock schedules are checked against; tests move it.
+    public var clock: @Sendable () -> Date = { Date() }
+    /// Where requests and accepted pushes are counted, and what `/metrics` shows.
+    public var metrics: MetricsRegistry = .shared
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -41,6 +47,11 @@ public enum RelayAPI {
         ReportRoutes(context: context).register(in: &router)
         PushRoutes(context: context).register(in: &router)
         GroupPushRoutes(context: context).register(in: &router)
+        ScheduleRoutes(context: context).register(in: &router)
+        AdminReportRoutes(context: context).register(in: &router)
+        MetricsRoutes(context: context).register(in: &router)
+        DashboardRoutes(context: context).register(in: &router)
+        router.observer = HTTPMetrics(registry: dependencies.metrics).observe
         return router
     }
 }

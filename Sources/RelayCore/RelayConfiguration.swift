@@ -23,6 +23,11 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var apnsSandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
     /// PEM CA certificates trusted for APNs besides the system's (the simulator's certificate).
     public var apnsCAFile: String?
+    /// The zone of schedule triggers that name none (`time_zone`).
+    public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
+    /// How late a scheduled occurrence may still be sent after downtime; older ones are
+    /// recorded as missed.
+    public var scheduleGraceSeconds: Int = 600
 
     public init() {}
 
@@ -46,6 +51,8 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
         ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
         ("PUSHRELAY_APNS_CA_FILE", "PEM CA file trusted for APNs besides the system CAs (e.g. the simulator's certificate)"),
+        ("PUSHRELAY_TIME_ZONE", "IANA zone of schedule triggers without time_zone (default UTC)"),
+        ("PUSHRELAY_SCHEDULE_GRACE_SECONDS", "how late a scheduled push missed during downtime may still be sent (default 600)"),
     ]
 
     public static func parse(_ environment: [String: String]) throws(Error) -> RelayConfiguration {
@@ -92,6 +99,18 @@ public struct RelayConfiguration: Sendable, Equatable {
             configuration.apnsSandboxURL = try parseAPNSURL("PUSHRELAY_APNS_SANDBOX_URL", raw)
         }
         configuration.apnsCAFile = value("PUSHRELAY_APNS_CA_FILE")
+        if let raw = value("PUSHRELAY_TIME_ZONE") {
+            guard let zone = TimeZone(identifier: raw) else {
+                throw Error(description: "PUSHRELAY_TIME_ZONE must be an IANA time zone such as Europe/Berlin, got \"\(raw)\"")
+            }
+            configuration.timeZone = zone
+        }
+        if let raw = value("PUSHRELAY_SCHEDULE_GRACE_SECONDS") {
+            guard let seconds = Int(raw), seconds >= 0, seconds <= 7 * 86_400 else {
+                throw Error(description: "PUSHRELAY_SCHEDULE_GRACE_SECONDS must be a whole number from 0 to 604800, got \"\(raw)\"")
+            }
+            configuration.scheduleGraceSeconds = seconds
+        }
         return configuration
     }
 

@@ -2,6 +2,7 @@ import APNSClient
 import Foundation
 @testable import PushPipeline
 import Testing
+import RelayCore
 
 /// The pure parts of the pipeline: no database, no sockets.
 @Suite struct DecisionTests {
@@ -116,16 +117,16 @@ import Testing
         let defaults = try PipelineConfiguration.parse([:])
         #expect(defaults == PipelineConfiguration())
         #expect(defaults.productionURL.absoluteString == "https://api.push.apple.com")
-        let tuned = try PipelineConfiguration.parse([
+        let environment = [
             "PUSHRELAY_APNS_PRODUCTION_URL": "https://127.0.0.1:2197", "PUSHRELAY_APNS_SANDBOX_URL": "https://127.0.0.1:2198",
             "PUSHRELAY_APNS_CA_FILE": "/tmp/ca.pem", "PUSHRELAY_WORKER_SLOTS": "4", "PUSHRELAY_CHUNK_SIZE": "100",
             "PUSHRELAY_CHUNK_LEASE_SECONDS": "5",
-        ])
+        ]
+        let tuned = try PipelineConfiguration.parse(environment, relay: try RelayConfiguration.parse(environment))
         #expect(tuned.productionURL.absoluteString == "https://127.0.0.1:2197")
         #expect(tuned.url(for: "sandbox").absoluteString == "https://127.0.0.1:2198")
         #expect(tuned.caFile == "/tmp/ca.pem")
         #expect(tuned.slots == 4 && tuned.chunkSize == 100 && tuned.leaseSeconds == 5)
-        #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_APNS_PRODUCTION_URL": "http://x"]) }
         #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_WORKER_SLOTS": "0"]) }
     }
 

@@ -50,6 +50,7 @@ struct GroupPushRoutes: Sendable {
             for app in group.apps {
                 do {
                     let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
+                    context.countAccepted(accepted, appKey: app.appKey)
                     reply[app.appKey] = ["sendno": String(accepted.sendno), "msg_id": accepted.msgID.description]
                 } catch let error as JPushError {
                     reply[app.appKey] = PushRoutes.errorObject(error)

@@ -16,6 +16,7 @@ struct PushRoutes: Sendable {
         router.add("POST", "/v3/push", context.appHandler { request, _, app in
             let push = try PushRequest.parse(request.body)
             let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
+            context.countAccepted(accepted, appKey: app.appKey)
             return HTTPResponse.json(200, PushReply.body(sendno: accepted.sendno, msgID: accepted.msgID))
         })
 
@@ -50,6 +51,7 @@ struct PushRoutes: Sendable {
                     case .accepted(let push, let body):
                         do {
                             let accepted = try await messages.accept(appID: app.id, request: push, body: body)
+                            context.countAccepted(accepted, appKey: app.appKey)
                             reply[entry.cid] = ["msg_id": accepted.msgID.description]
                         } catch let error as JPushError {
                             reply[entry.cid] = Self.errorObject(error)

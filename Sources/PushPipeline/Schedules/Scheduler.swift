@@ -1,0 +1,182 @@
+import Foundation
+import PostgresStore
+import PushCore
+import RelayCore
+import Scheduling
+import Synchronization
+
+/// The scheduler role: turns each due occurrence of a schedule into a normal push, once,
+/// however many nodes run a scheduler against the same database.
+///
+/// It sleeps until the earliest `next_fire_at` (at most `maxSleep`, woken early by a NOTIFY
+/// on `ScheduleChannel` when a schedule changes), then claims due schedules one at a time
+/// with `FOR UPDATE SKIP LOCKED`. For each, `CatchUpDecision` sorts the due occurrences into
+/// fire and missed; one transaction records them in `schedule_fires`, accepts the pushes
+/// through `MessageStore` (each its own msg_id) and moves the watermark.
+public final class Scheduler: Sendable {
+    public struct Configuration: Sendable {
+        /// How late an occurrence may still be sent (after downtime); older ones are missed.
+        public var grace: TimeInterval = CatchUpDecision.defaultGrace
+        /// Longest sleep between looks at the table, in case a NOTIFY was lost.
+        public var maxSleep: Duration = .seconds(30)
+        /// Sleep when a due schedule is held by another node's transaction.
+        public var busyRetry: Duration = .milliseconds(200)
+        /// The clock; tests move it instead of waiting.
+        public var clock: @Sendable () -> Date = { Date() }
+
+        public init() {}
+    }
+
+    private let pool: PostgresPool
+    private let messages: MessageStore
+    private let configuration: Configuration
+    private let logger: Logger
+    private let wake = WakeSignal()
+    private let listener: NotificationListener
+    private let stopping = Atomic<Bool>(false)
+    private static let utc = TimeZone(identifier: "UTC")!
+
+    /// - Parameters:
+    ///   - connectionString: for the LISTEN connection (the pool's database).
+    ///   - messages: accepts the pushes, exactly as `POST /v3/push` does.
+    public init(pool: PostgresPool, connectionString: String, messages: MessageStore, configuration: Configuration = Configuration(),
+                logger: Logger) {
+        self.pool = pool
+        self.messages = messages
+        self.configuration = configuration
+        let logger = logger.with(["component": "scheduler"])
+        self.logger = logger
+        let wake = wake
+        listener = NotificationListener(connectionString: connectionString, channel: ScheduleChannel.name, logger: logger) {
+            wake.signal()
+        }
+    }
+
+    /// Runs until `stop()`.
+    public func run() async {
+        listener.start()
+        logger.info("scheduler started", ["grace_seconds": String(Int(configuration.grace))])
+        while !isStopping {
+            let sleep: Duration
+            do {
+                sleep = try await fireDue()
+            } catch {
+                logger.warning("scheduler pass failed; retrying", ["error": "\(error)"])
+                sleep = .seconds(1)
+            }
+            if isStopping { break }
+            await wake.wait(timeout: sleep)
+        }
+        await listener.stop()
+        logger.info("scheduler stopped")
+    }
+
+    /// Asks `run()` to return after the schedule in hand.
+    public func stop() {
+        stopping.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Handles every due schedule this node can claim now; returns how long until the next
+    /// one is due (what `run()` sleeps). Tests call it directly with a moved clock.
+    public func fireDue() async throws -> Duration {
+        while !isStopping, try await fireOne(now: configuration.clock()) {}
+        let earliest = try await pool.query(
+            "SELECT EXTRACT(EPOCH FROM min(next_fire_at))::float8 AS earliest FROM schedules WHERE next_fire_at IS NOT NULL")
+        guard let seconds = earliest.first?["earliest"].flatMap(Double.init) else { return configuration.maxSleep }
+        let wait = seconds - configuration.clock().timeIntervalSince1970
+        // Still due: another node's transaction holds it; look again shortly.
+        guard wait > 0 else { return configuration.busyRetry }
+        return min(.milliseconds(Int64((wait * 1000).rounded(.up))), configuration.maxSleep)
+    }
+
+    /// Claims the most overdue schedule not locked by another node and handles it.
+    ///
+    /// - Returns: false when nothing claimable is due.
+    private func fireOne(now: Date) async throws -> Bool {
+        try await pool.withConnection { [self] connection in
+            try connection.transaction { connection in
+                guard let row = try connection.query("""
+                    SELECT id::text AS id, app_id, trigger, push, watermark FROM schedules
+                    WHERE next_fire_at <= $1 ORDER BY next_fire_at LIMIT 1 FOR UPDATE SKIP LOCKED
+                    """, [now]).first
+                else { return false }
+                try fire(row, now: now, on: connection)
+                return true
+            }
+        }
+    }
+
+    private func fire(_ row: PostgresRow, now: Date, on connection: PostgresConnection) throws {
+        let id = try row.string("id")
+        let appID = Int64(try row.int("app_id"))
+        let log = logger.with(["schedule_id": id])
+        let triggerText = try row.string("trigger")
+        let trigger: ScheduleTrigger
+        do {
+            trigger = try ScheduleTrigger(json: JSONValue.parse(Array(triggerText.utf8)), defaultTimeZone: Self.utc)
+        } catch {
+            // A zone gone from the system's tzdata: stop, say so, do not spin on it.
+            log.error("stored trigger unreadable; schedule stopped", ["error": error.message])
+            try connection.query("UPDATE schedules SET next_fire_at = NULL WHERE id = $1", [id])
+            return
+        }
+        let since = row["watermark"] == nil ? nil : try row.date("watermark")
+        let decision = CatchUpDecision(trigger: trigger, since: since, now: now, grace: configuration.grace)
+        for occurrence in decision.missed {
+            try connection.query("""
+                INSERT INTO schedule_fires (schedule_id, occurrence, outcome) VALUES ($1, $2, 'missed') ON CONFLICT DO NOTHING
+                """, [id, occurrence])
+            log.warning("scheduled push missed: later than the grace period", ["occurrence": "\(occurrence)"])
+        }
+        if !decision.fire.isEmpty {
+            let body = Array(try row.string("push").utf8)
+            for occurrence in decision.fire {
+                try fire(occurrence, appID: appID, schedule: id, body: body, on: connection, log: log)
+            }
+        }
+        try connection.query("UPDATE schedules SET watermark = COALESCE($2, watermark), next_fire_at = $3 WHERE id = $1",
+                             [id, decision.watermark, decision.next])
+    }
+
+    /// Accepts one occurrence's push and records it; a push refused now (nobody matches the
+    /// audience any more) is recorded as failed with the reason.
+    private func fire(_ occurrence: Date, appID: Int64, schedule id: String, body: [UInt8], on connection: PostgresConnection,
+                      log: Logger) throws {
+        let at = "\(occurrence)"
+        for attempt in 1...5 {
+            try connection.query("SAVEPOINT occurrence")
+            do {
+                var request = try PushRequest.parse(body)
+                // Every occurrence is a push of its own: a cid in the body would fold them into one.
+                request.cid = nil
+                let accepted = try messages.accept(appID: appID, request: request, body: body, on: connection)
+                let recorded = try connection.query("""
+                    INSERT INTO schedule_fires (schedule_id, occurrence, outcome, message_id) VALUES ($1, $2, 'sent', $3)
+                    ON CONFLICT DO NOTHING
+                    """, [id, occurrence, accepted.msgID.rawValue])
+                if recorded.affectedRows == 0 {
+                    try connection.query("ROLLBACK TO SAVEPOINT occurrence")
+                    log.warning("occurrence already recorded; not sent again", ["occurrence": at])
+                } else {
+                    try connection.query("RELEASE SAVEPOINT occurrence")
+                    log.info("scheduled push accepted", ["occurrence": at, "msg_id": accepted.msgID.description])
+                }
+                return
+            } catch let error as JPushError {
+                try connection.query("ROLLBACK TO SAVEPOINT occurrence")
+                try connection.query("""
+                    INSERT INTO schedule_fires (schedule_id, occurrence, outcome, error) VALUES ($1, $2, 'failed', $3)
+                    ON CONFLICT DO NOTHING
+                    """, [id, occurrence, "\(error.code): \(error.message)"])
+                log.warning("scheduled push refused", ["occurrence": at, "code": String(error.code), "error": error.message])
+                return
+            } catch PostgresError.server(let state, let message) where state == "23505" && message.contains("messages_pkey") && attempt < 5 {
+                // The msg_id drawn was taken by another node in the same millisecond: draw again.
+                try connection.query("ROLLBACK TO SAVEPOINT occurrence")
+            }
+        }
+    }
+}

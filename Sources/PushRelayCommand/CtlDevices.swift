@@ -1,0 +1,80 @@
+import Foundation
+
+/// `ctl devices register|show|import`, with the app's credentials.
+struct CtlDevices {
+    let client: CtlClient
+    let output: CtlOutput
+
+    func run(_ verb: String, _ arguments: CtlArguments) async throws {
+        switch verb {
+        case "register":
+            var body: [String: Any] = ["platform": "ios", "token": try arguments.positional(0, "the APNs device token"),
+                                       "environment": arguments.value("environment") ?? "production"]
+            if let alias = arguments.value("alias") { body["alias"] = alias }
+            let tags = arguments.list("tag")
+            if !tags.isEmpty { body["tags"] = tags }
+            let answer = try await client.object("POST", "/v3/devices", auth: .app, json: body)
+            output.show(answer) { TextTable.pairs([("registration_id", answer["registration_id"])]) }
+        case "show":
+            let rid = try arguments.positional(0, "the registration id")
+            let device = try await client.object("GET", "/v3/devices/\(rid.urlComponent)", auth: .app)
+            output.show(device) { TextTable.pairs(device.keys.sorted().map { ($0, device[$0]) }) }
+        case "import":
+            try await importFile(try arguments.positional(0, "the file to import"), arguments)
+        default:
+            throw CtlError.usage("devices takes register, show or import")
+        }
+    }
+
+    /// Sends the file in batches of lines (one request each), with a progress bar and the
+    /// rate; rejected lines are reported with their line numbers in the file.
+    private func importFile(_ path: String, _ arguments: CtlArguments) async throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CtlError.failed("cannot read \(path)") }
+        let format = arguments.value("format") ?? (path.lowercased().hasSuffix(".csv") ? "csv" : "ndjson")
+        guard format == "csv" || format == "ndjson" else { throw CtlError.usage("--format is csv or ndjson") }
+        guard let batchSize = Int(arguments.value("batch") ?? "5000"), batchSize > 0 else { throw CtlError.usage("--batch is a positive number of lines") }
+        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Data($0) }
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        // A CSV header is the server's to skip only on a first line: keep it out of the batches.
+        var offset = 0
+        if format == "csv", let first = lines.first, String(decoding: first, as: UTF8.self).hasPrefix("token,") {
+            lines.removeFirst()
+            offset = 1
+        }
+        let contentType = format == "csv" ? "text/csv" : "application/x-ndjson"
+        let progress = ProgressWriter()
+        let started = ContinuousClock.now
+        var totals: [String: Int] = ["accepted": 0, "rejected": 0, "created": 0, "updated": 0]
+        var rejections: [[String: Any]] = []
+        var done = 0
+        func line(final: Bool) {
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            progress.update(ProgressLine.render(done: done, total: lines.count, label: "lines", ratePerSecond: seconds > 0 ? Double(done) / seconds : nil,
+                                                detail: "\(totals["accepted"]!) accepted, \(totals["rejected"]!) rejected"), final: final)
+        }
+        while done < lines.count {
+            let batch = lines[done..<min(done + batchSize, lines.count)]
+            let body = Data(batch.joined(separator: Data([UInt8(ascii: "\n")]))) + Data([UInt8(ascii: "\n")])
+            guard let summary = try await client.call("POST", "/v3/devices/import", auth: .app, raw: body, contentType: contentType) as? [String: Any] else {
+                throw CtlError.failed("the relay's answer to an import is not a JSON object")
+            }
+            for key in totals.keys { totals[key]! += summary[key] as? Int ?? 0 }
+            for rejection in summary["rejected_lines"] as? [[String: Any]] ?? [] {
+                var moved = rejection
+                moved["line"] = (rejection["line"] as? Int ?? 0) + done + offset
+                rejections.append(moved)
+            }
+            done += batch.count
+            line(final: false)
+        }
+        line(final: true)
+        var result: [String: Any] = totals
+        result["rejected_lines"] = rejections
+        output.show(result) {
+            var text = TextTable.pairs(["accepted", "created", "updated", "rejected"].map { ($0, totals[$0]) })
+            for rejection in rejections.prefix(20) { text += "line \(TextTable.cell(rejection["line"])): \(TextTable.cell(rejection["reason"]))\n" }
+            return text
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import PostgresStore
+import PushCore
+import RelayCore
+
+/// Reads the admin reports, across apps, from the pipeline's counters (`messages`,
+/// `message_failures`) and the per-minute rollups (`delivery_stats`,
+/// `delivery_failure_stats`): never from `deliveries`, so a 10M-delivery message costs what
+/// a 10-delivery one does.
+struct AdminReportRepository: Sendable {
+    let pool: PostgresPool
+
+    /// The columns of a message summary (`m` messages, `a` apps).
+    static let messageColumns = """
+        m.id, a.app_key, a.name AS app_name, m.state, m.lane, m.environment, m.target_count, m.sent_count, m.failed_count,
+        m.invalidated_count, m.expired_count, m.retry_count,
+        \(isoTimestampSQL("m.created_at")) AS created_at,
+        \(isoTimestampSQL("m.first_sent_at")) AS first_sent_at,
+        \(isoTimestampSQL("m.last_sent_at")) AS last_sent_at,
+        \(isoTimestampSQL("m.finished_at")) AS finished_at,
+        round(EXTRACT(EPOCH FROM m.finished_at - m.created_at), 3) AS duration_seconds,
+        round(EXTRACT(EPOCH FROM now() - m.created_at), 3) AS age_seconds
+        """
+
+    /// A page of messages, newest first, and the cursor of the next page (nil on the last).
+    func messages(_ listing: MessageListing) async throws -> (messages: [[String: Any]], next: String?) {
+        let rows: PostgresRows = try await pool.withConnection { connection in
+            var appID: Int64?
+            if let appKey = listing.appKey {
+                guard let row = try connection.query("SELECT id FROM apps WHERE app_key = $1", [appKey]).first else {
+                    throw AdminAppRoutes.appNotFound(appKey)
+                }
+                appID = Int64(try row.int("id"))
+            }
+            let (sql, parameters) = listing.sql(appID: appID)
+            return try connection.query(sql, parameters)
+        }
+        let page = try rows.prefix(listing.limit).map { try Self.summary($0) }
+        return (page, rows.count > listing.limit ? page.last?["msg_id"] as? String : nil)
+    }
+
+    /// One message's funnel, or nil when there is no such message.
+    func funnel(_ id: MessageID) async throws -> [String: Any]? {
+        let (rows, failureRows): (PostgresRows, PostgresRows) = try await pool.withConnection { connection in
+            let rows = try connection.query("""
+                SELECT \(Self.messageColumns), m.body FROM messages m JOIN apps a ON a.id = m.app_id WHERE m.id = $1
+                """, [id.rawValue])
+            let failures = try connection.query("SELECT reason, count FROM message_failures WHERE message_id = $1", [id.rawValue])
+            return (rows, failures)
+        }
+        guard let row = rows.first else { return nil }
+        var failures: [String: Int] = [:]
+        for failure in failureRows {
+            failures[try failure.string("reason")] = try failure.int("count")
+        }
+        var json = try Self.summary(row)
+        let counters = try Self.counters(row)
+        json["funnel"] = [
+            "target": counters.target,
+            "sent": counters.sent,
+            "failed": counters.failed,
+            "failed_by_reason": failures,
+            "invalidated": counters.invalidated,
+            "expired": counters.expired,
+            "withdrawn": counters.withdrawn,
+            "pending": counters.pending,
+        ] as [String: Any]
+        json["alert"] = Self.alert(ofBody: try row.string("body")) ?? NSNull()
+        return json
+    }
+
+    /// Outcomes per bucket and app in the window (sparse: empty buckets are left out), each
+    /// app's totals and failures by reason, and the same over every app.
+    func stats(_ window: ReportWindow, appKey: String?) async throws -> [String: Any] {
+        let (rows, failureRows): (PostgresRows, PostgresRows) = try await pool.withConnection { connection in
+            let appFilter = appKey == nil ? "" : "AND a.app_key = $4"
+            var parameters: [(any PostgresBindable)?] = [window.since, window.until, window.bucket.seconds]
+            if let appKey { parameters.append(appKey) }
+            let rows = try connection.query("""
+                SELECT a.app_key, a.name, (floor(EXTRACT(EPOCH FROM s.minute) / $3) * $3)::bigint AS bucket,
+                       sum(s.sent) AS sent, sum(s.failed) AS failed, sum(s.invalidated) AS invalidated,
+                       sum(s.expired) AS expired, sum(s.withdrawn) AS withdrawn, sum(s.retries) AS retries
+                FROM delivery_stats s JOIN apps a ON a.id = s.app_id
+                WHERE s.minute >= $1 AND s.minute < $2 \(appFilter)
+                GROUP BY 1, 2, 3 ORDER BY 1, 3
+                """, parameters)
+            let failures = try connection.query("""
+                SELECT a.app_key, f.reason, sum(f.count) AS count
+                FROM delivery_failure_stats f JOIN apps a ON a.id = f.app_id
+                WHERE f.minute >= $1 AND f.minute < $2 \(appFilter.replacingOccurrences(of: "$4", with: "$3"))
+                GROUP BY 1, 2
+                """, appKey.map { [window.since, window.until, $0] } ?? [window.since, window.until])
+            return (rows, failures)
+        }
+        let fields = ["sent", "failed", "invalidated", "expired", "withdrawn", "retries"]
+        var apps: [String: [String: Any]] = [:]
+        var order: [String] = []
+        var grand = Dictionary(uniqueKeysWithValues: fields.map { ($0, 0) })
+        for row in rows {
+            let key = try row.string("app_key")
+            if apps[key] == nil {
+                order.append(key)
+                apps[key] = ["app_key": key, "name": try row.string("name"), "points": [[String: Any]](),
+                             "totals": Dictionary(uniqueKeysWithValues: fields.map { ($0, 0) }), "failed_by_reason": [String: Int]()]
+            }
+            var point: [String: Any] = ["time": ReportTime.format(Date(timeIntervalSince1970: TimeInterval(try row.int("bucket"))))]
+            var totals = apps[key]!["totals"] as! [String: Int]
+            for field in fields {
+                let value = try row.int(field)
+                point[field] = value
+                totals[field, default: 0] += value
+                grand[field, default: 0] += value
+            }
+            apps[key]!["totals"] = totals
+            apps[key]!["points"] = (apps[key]!["points"] as! [[String: Any]]) + [point]
+        }
+        var allReasons: [String: Int] = [:]
+        for row in failureRows {
+            let key = try row.string("app_key"), reason = try row.string("reason"), count = try row.int("count")
+            allReasons[reason, default: 0] += count
+            guard apps[key] != nil else { continue }
+            var reasons = apps[key]!["failed_by_reason"] as! [String: Int]
+            reasons[reason] = count
+            apps[key]!["failed_by_reason"] = reasons
+        }
+        return [
+            "since": ReportTime.format(window.since),
+            "until": ReportTime.format(window.until),
+            "bucket": window.bucket.rawValue,
+            "apps": order.map { apps[$0]! },
+            "totals": grand,
+            "failed_by_reason": allReasons,
+        ]
+    }
+
+    static func counters(_ row: PostgresRow) throws -> MessageCounters {
+        let idText = try row.string("id")
+        let stateText = try row.string("state")
+        guard let id = MessageID(idText), let state = MessageCounters.State(rawValue: stateText) else {
+            throw PostgresError.protocolViolation("message row with id \(idText) and state \(stateText)")
+        }
+        return MessageCounters(
+            id: id, state: state,
+            target: try row.int("target_count"), sent: try row.int("sent_count"), failed: try row.int("failed_count"),
+            invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
+            createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],
+            finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
+    }
+
+    /// A message as the listing shows it: counters, state, progress and timing.
+    static func summary(_ row: PostgresRow) throws -> [String: Any] {
+        let counters = try counters(row)
+        let done = counters.target - counters.pending
+        return [
+            "msg_id": counters.id.description,
+            "app_key": try row.string("app_key"),
+            "app_name": try row.string("app_name"),
+            "state": counters.state.rawValue,
+            "lane": try row.string("lane"),
+            "environment": try row.string("environment"),
+            "target": counters.target,
+            "sent": counters.sent,
+            "failed": counters.failed,
+            "invalidated": counters.invalidated,
+            "expired": counters.expired,
+            "withdrawn": counters.withdrawn,
+            "pending": counters.pending,
+            "retries": counters.retries,
+            // Share of the audience with an outcome: what a progress bar shows.
+            "progress": counters.target == 0 ? (counters.state == .done ? 1.0 : 0.0) : Double(done) / Double(counters.target),
+            "created_at": counters.createdAt,
+            "first_sent_at": counters.firstSentAt as Any? ?? NSNull(),
+            "last_sent_at": counters.lastSentAt as Any? ?? NSNull(),
+            "finished_at": counters.finishedAt as Any? ?? NSNull(),
+            "duration_seconds": counters.durationSeconds as Any? ?? NSNull(),
+            "age_seconds": row["age_seconds"].flatMap(Double.init) as Any? ?? NSNull(),
+            "throughput_per_second": counters.throughputPerSecond as Any? ?? NSNull(),
+        ]
+    }
+
+    /// The notification's alert text, for people looking at a message: `notification.ios.alert`
+    /// or `notification.alert` (a dictionary alert shows its body).
+    static func alert(ofBody body: String) -> String? {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+              let notification = json["notification"] as? [String: Any] else { return nil }
+        let alert = (notification["ios"] as? [String: Any])?["alert"] ?? notification["alert"]
+        if let text = alert as? String { return text }
+        if let dictionary = alert as? [String: Any] { return (dictionary["body"] ?? dictionary["title"]) as? String }
+        return nil
+    }
+}

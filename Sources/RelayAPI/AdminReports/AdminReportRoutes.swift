@@ -1,0 +1,46 @@
+import Foundation
+import HTTPServer
+import PushCore
+import RelayCore
+
+/// The admin reports across apps (`/admin/v1/messages`, `/admin/v1/stats`) and JPush's
+/// `GET /v3/users` for one app.
+struct AdminReportRoutes: Sendable {
+    let context: RouteContext
+
+    func register(in router: inout Router) {
+        let reports = AdminReportRepository(pool: context.dependencies.pool)
+        let pool = context.dependencies.pool
+
+        router.add("GET", "/admin/v1/messages", context.adminHandler { request, _ in
+            let listing = try MessageListing(query: request.query)
+            let page = try await reports.messages(listing)
+            return jsonResponse(200, ["messages": page.messages, "next_cursor": page.next as Any? ?? NSNull()])
+        })
+
+        router.add("GET", "/admin/v1/messages/{msg_id}", context.adminHandler { _, parameters in
+            let raw = parameters["msg_id"] ?? ""
+            guard let id = MessageID(raw) else { throw JPushError.illegalValue("msg_id must be a positive 64-bit integer, got \"\(raw)\"") }
+            guard let funnel = try await reports.funnel(id) else {
+                throw JPushError(status: 404, code: 1008, message: "no message with msg_id \(raw)")
+            }
+            return jsonResponse(200, funnel)
+        })
+
+        router.add("GET", "/admin/v1/stats", context.adminHandler { request, _ in
+            let window = try ReportWindow(query: request.query, now: Date())
+            let appKey = request.query["app_key"].flatMap { $0.isEmpty ? nil : $0 }
+            return jsonResponse(200, try await reports.stats(window, appKey: appKey))
+        })
+
+        router.add("GET", "/v3/users", context.reportHandler { request, _, app in
+            let query = try UsersQuery(query: request.query)
+            let activity = try await DeviceActivity.counts(appID: app.id, boundaries: query.boundaries, pool: pool)
+            let items: [[String: Any]] = zip(query.labels, activity).map { label, counts in
+                ["time": label, "ios": ["new": counts.new, "active": counts.active, "online": NSNull()]]
+            }
+            return jsonResponse(200, ["time_unit": query.unit.rawValue, "start": query.startText, "duration": query.duration,
+                                      "items": items])
+        })
+    }
+}

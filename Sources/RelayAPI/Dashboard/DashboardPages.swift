@@ -1,0 +1,207 @@
+import Foundation
+
+/// The dashboard's pages as HTML, from data already read (pure: tested without a server).
+enum DashboardPages {
+    static func login(error: String?) -> String {
+        HTML.page(title: "Log in", body: """
+            <div class="card" style="max-width:420px;margin:40px auto">
+            <h1>Log in</h1>
+            <p class="muted">Use the relay's admin token (PUSHRELAY_ADMIN_TOKEN, or the one in the data directory).</p>
+            \(error.map { "<p class=\"error\">\(HTML.escape($0))</p>" } ?? "")
+            <form method="post" action="/dashboard/login" class="row">
+            <input type="password" name="token" placeholder="admin token" autocomplete="current-password" required autofocus style="flex:1">
+            <button type="submit">Log in</button></form></div>
+            """, csrf: nil)
+    }
+
+    struct Overview {
+        var apps: [DashboardData.App]
+        var bars: [SVGChart.Bar]
+        var failures: [String: Int]
+        var messages: [[String: Any]]
+        var now: Date
+    }
+
+    static func overview(_ data: Overview, csrf: String) -> String {
+        let production = data.apps.reduce(0) { $0 + $1.production }
+        let sandbox = data.apps.reduce(0) { $0 + $1.sandbox }
+        let sentHour = data.bars.reduce(0) { $0 + $1.sent }
+        let failedHour = data.bars.reduce(0) { $0 + $1.failed }
+        let warnings = data.apps.filter { $0.credential(now: data.now).level != .ok }
+        var body = "<h1>Overview</h1><div class=\"grid\">"
+        body += stat("apps", data.apps.count) + stat("production devices", production) + stat("sandbox devices", sandbox)
+        body += stat("sent, last hour", sentHour) + stat("not delivered, last hour", failedHour)
+        body += "</div>"
+        if !warnings.isEmpty {
+            body += "<div class=\"card\"><h2>Credentials needing attention</h2><ul>"
+            for app in warnings {
+                let status = app.credential(now: data.now)
+                body += "<li><a href=\"/dashboard/apps/\(HTML.escape(app.key))\">\(HTML.escape(app.name))</a>: <span class=\"\(status.level.rawValue)\">\(HTML.escape(status.text))</span></li>"
+            }
+            body += "</ul></div>"
+        }
+        body += chartCard(data.bars)
+        body += "<div class=\"card\"><h2>Apps</h2><table><tr><th>App</th><th>App key</th><th class=\"n\">Production</th><th class=\"n\">Sandbox</th><th>APNs credential</th></tr>"
+        for app in data.apps {
+            let status = app.credential(now: data.now)
+            body += "<tr><td><a href=\"/dashboard/apps/\(HTML.escape(app.key))\">\(HTML.escape(app.name))</a></td><td><code>\(HTML.escape(app.key))</code></td>"
+            body += "<td class=\"n\">\(app.production)</td><td class=\"n\">\(app.sandbox)</td><td><span class=\"badge \(status.level.rawValue)\">\(HTML.escape(status.text))</span></td></tr>"
+        }
+        body += "</table></div>"
+        body += failuresCard(data.failures)
+        body += messagesCard(data.messages, title: "Recent messages")
+        body += testPushForm(apps: data.apps, selected: nil, csrf: csrf)
+        return HTML.page(title: "Overview", body: body, csrf: csrf)
+    }
+
+    static func app(_ app: DashboardData.App, bars: [SVGChart.Bar], failures: [String: Int], messages: [[String: Any]], now: Date,
+                    csrf: String) -> String {
+        let status = app.credential(now: now)
+        var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
+        body += stat("production devices", app.production) + stat("sandbox devices", app.sandbox)
+        body += stat("sent, last hour", bars.reduce(0) { $0 + $1.sent }) + stat("not delivered, last hour", bars.reduce(0) { $0 + $1.failed })
+        body += "</div><div class=\"card\"><table>"
+        body += "<tr><th>App key</th><td><code>\(HTML.escape(app.key))</code></td></tr>"
+        body += "<tr><th>Created</th><td>\(HTML.escape(app.createdAt))</td></tr>"
+        body += "<tr><th>APNs credential</th><td><span class=\"badge \(status.level.rawValue)\">\(HTML.escape(status.text))</span>"
+        if let topic = app.topic { body += " <span class=\"muted\">topic \(HTML.escape(topic))</span>" }
+        body += "</td></tr></table></div>"
+        body += chartCard(bars) + failuresCard(failures) + messagesCard(messages, title: "Messages")
+        body += testPushForm(apps: [app], selected: app.key, csrf: csrf)
+        return HTML.page(title: app.name, body: body, csrf: csrf)
+    }
+
+    /// A message with its funnel; the script keeps it live until the message is finished.
+    static func message(_ message: [String: Any], csrf: String, nonce: String) -> String {
+        let funnel = message["funnel"] as? [String: Any] ?? [:]
+        let id = message["msg_id"] as? String ?? ""
+        let target = funnel["target"] as? Int ?? 0
+        let progress = message["progress"] as? Double ?? 0
+        let state = message["state"] as? String ?? ""
+        var body = "<h1>Message <code>\(HTML.escape(id))</code></h1>"
+        body += "<div class=\"card\"><p><a href=\"/dashboard/apps/\(HTML.escape(message["app_key"] as? String ?? ""))\">\(HTML.escape(message["app_name"] as? String ?? ""))</a>"
+        body += " · \(HTML.escape(message["lane"] as? String ?? "")) · \(HTML.escape(message["environment"] as? String ?? ""))"
+        body += " · state <b id=\"state\">\(HTML.escape(state))</b></p>"
+        if let alert = message["alert"] as? String { body += "<p>“\(HTML.escape(alert))”</p>" }
+        body += "<div class=\"bar big\"><div id=\"progress-bar\" style=\"width:\(percent(progress))%\"></div></div>"
+        body += "<p id=\"progress-text\" class=\"muted\">\(Int((progress * 100).rounded(.down)))% · \(HTML.escape(state))</p></div>"
+        body += "<div class=\"card\"><h2>Delivery funnel</h2><table class=\"funnel\">"
+        for (step, label) in [("target", "Target"), ("sent", "Sent (accepted by APNs)"), ("failed", "Failed"),
+                              ("invalidated", "Tokens invalidated"), ("expired", "Expired"), ("withdrawn", "Withdrawn"),
+                              ("pending", "Pending")] {
+            let count = funnel[step] as? Int ?? 0
+            let share = target > 0 ? Double(count) / Double(target) : 0
+            let failedClass = ["failed", "invalidated", "expired"].contains(step) ? " failed" : ""
+            body += "<tr><td>\(label)</td><td class=\"n\" id=\"funnel-\(step)\">\(count)</td>"
+            body += "<td style=\"width:60%\"><div class=\"bar\(failedClass)\"><div id=\"bar-\(step)\" style=\"width:\(percent(share))%\"></div></div></td></tr>"
+        }
+        body += "</table></div>"
+        body += failuresCard(funnel["failed_by_reason"] as? [String: Int] ?? [:], title: "Not delivered, by reason")
+        body += "<div class=\"card\"><h2>Timing</h2><table>"
+        for (key, label) in [("created_at", "Accepted"), ("first_sent_at", "First sent"), ("last_sent_at", "Last sent"),
+                             ("finished_at", "Finished"), ("duration_seconds", "Duration (s)"),
+                             ("throughput_per_second", "Throughput (sent/s)"), ("retries", "Retries")] {
+            body += "<tr><th>\(label)</th><td>\(HTML.escape(TextCell.of(message[key])))</td></tr>"
+        }
+        body += "</table></div>"
+        let finished = state == "done" || state == "withdrawn"
+        return HTML.page(title: "Message \(id)", body: body, csrf: csrf, script: finished ? "document.body.dataset.final='true';" : liveScript(id),
+                         nonce: nonce)
+    }
+
+    static func error(_ text: String, csrf: String?) -> String {
+        HTML.page(title: "Error", body: "<div class=\"card\"><p class=\"error\">\(HTML.escape(text))</p><p><a href=\"/dashboard\">Back to the overview</a></p></div>",
+                  csrf: csrf)
+    }
+
+    /// Polls the message every second and moves the bars; once it is finished, reloads.
+    private static func liveScript(_ id: String) -> String {
+        """
+        const steps=["target","sent","failed","invalidated","expired","withdrawn","pending"];
+        async function tick(){
+          try{
+            const r=await fetch("/dashboard/api/messages/\(id)",{credentials:"same-origin"});
+            if(r.ok){
+              const m=await r.json(),f=m.funnel;
+              for(const s of steps){
+                document.getElementById("funnel-"+s).textContent=f[s];
+                document.getElementById("bar-"+s).style.width=(f.target?100*f[s]/f.target:0)+"%";
+              }
+              document.getElementById("progress-bar").style.width=(100*m.progress)+"%";
+              document.getElementById("progress-text").textContent=Math.floor(100*m.progress)+"% · "+m.state;
+              document.getElementById("state").textContent=m.state;
+              // Finished: the whole page again, failures by reason and timing included.
+              if(m.state==="done"||m.state==="withdrawn"){location.reload();return;}
+            }
+          }catch(e){}
+          setTimeout(tick,1000);
+        }
+        tick();
+        """
+    }
+
+    private static func stat(_ label: String, _ value: Int) -> String {
+        "<div class=\"stat\"><b>\(value)</b><span>\(HTML.escape(label))</span></div>"
+    }
+
+    private static func chartCard(_ bars: [SVGChart.Bar]) -> String {
+        "<div class=\"card\"><h2>Sends per minute, last hour <span class=\"legend muted\"><i style=\"background:#2f7de1\"></i>sent<i style=\"background:#d9534f\"></i>not delivered</span></h2>"
+            + SVGChart.bars(bars) + "</div>"
+    }
+
+    private static func failuresCard(_ failures: [String: Int], title: String = "Not delivered by reason, last 24 hours") -> String {
+        var card = "<div class=\"card\"><h2>\(HTML.escape(title))</h2>"
+        guard let peak = failures.values.max(), peak > 0 else { return card + "<p class=\"muted\">None.</p></div>" }
+        card += "<table>"
+        for (reason, count) in failures.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
+            card += "<tr><td>\(HTML.escape(reason))</td><td class=\"n\">\(count)</td><td style=\"width:50%\"><div class=\"bar failed\"><div style=\"width:\(percent(Double(count) / Double(peak)))%\"></div></div></td></tr>"
+        }
+        return card + "</table></div>"
+    }
+
+    private static func messagesCard(_ messages: [[String: Any]], title: String) -> String {
+        var card = "<div class=\"card\"><h2>\(HTML.escape(title))</h2>"
+        guard !messages.isEmpty else { return card + "<p class=\"muted\">No messages yet.</p></div>" }
+        card += "<table><tr><th>msg_id</th><th>App</th><th>State</th><th>Progress</th><th class=\"n\">Target</th><th class=\"n\">Sent</th><th class=\"n\">Not delivered</th><th>Accepted</th></tr>"
+        for message in messages {
+            let id = HTML.escape(message["msg_id"] as? String ?? "")
+            let notDelivered = ["failed", "invalidated", "expired"].reduce(0) { $0 + (message[$1] as? Int ?? 0) }
+            card += "<tr><td><a data-msg=\"\(id)\" href=\"/dashboard/messages/\(id)\"><code>\(id)</code></a></td>"
+            card += "<td>\(HTML.escape(message["app_name"] as? String ?? ""))</td><td>\(HTML.escape(message["state"] as? String ?? ""))</td>"
+            card += "<td><div class=\"bar\"><div style=\"width:\(percent(message["progress"] as? Double ?? 0))%\"></div></div></td>"
+            card += "<td class=\"n\">\(message["target"] as? Int ?? 0)</td><td class=\"n\">\(message["sent"] as? Int ?? 0)</td><td class=\"n\">\(notDelivered)</td>"
+            card += "<td>\(HTML.escape(message["created_at"] as? String ?? ""))</td></tr>"
+        }
+        return card + "</table></div>"
+    }
+
+    private static func testPushForm(apps: [DashboardData.App], selected: String?, csrf: String) -> String {
+        guard !apps.isEmpty else { return "" }
+        var form = "<div class=\"card\"><h2>Send a test push</h2><form method=\"post\" action=\"/dashboard/push\" class=\"row\">"
+        form += "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\"><select name=\"app_key\">"
+        for app in apps {
+            form += "<option value=\"\(HTML.escape(app.key))\"\(app.key == selected ? " selected" : "")>\(HTML.escape(app.name))</option>"
+        }
+        form += "</select><select name=\"kind\"><option value=\"registration_id\">registration id</option><option value=\"alias\">alias</option></select>"
+        form += "<input name=\"value\" placeholder=\"registration id or alias\" required>"
+        form += "<input name=\"alert\" placeholder=\"alert text\" value=\"Test from the PushRelay dashboard\" required style=\"flex:1\">"
+        form += "<select name=\"environment\"><option value=\"production\">production</option><option value=\"sandbox\">sandbox</option></select>"
+        return form + "<button type=\"submit\">Send</button></form></div>"
+    }
+
+    private static func percent(_ fraction: Double) -> String {
+        String(format: "%.1f", min(100, max(0, fraction * 100)))
+    }
+}
+
+/// A JSON value as a table cell.
+enum TextCell {
+    static func of(_ value: Any?) -> String {
+        switch value {
+        case nil, is NSNull: "—"
+        case let text as String: text
+        case let number as NSNumber: number.stringValue
+        case let other?: "\(other)"
+        }
+    }
+}
