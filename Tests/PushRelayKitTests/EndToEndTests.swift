@@ -17,11 +17,11 @@ import Testing
             // The device registers (here straight through the client), the backend labels it.
             let rid = try await backend.registerDevice(token: hex, environment: .production)
             #expect(try await backend.registerDevice(token: hex, environment: .production) == rid, "idempotent on the token")
-            try await backend.updateDevice(rid, DeviceUpdate(addTags: ["vip", "eu"], alias: "user-42"))
+            try await backend.updateDevice(rid, DeviceUpdate(addTags: ["vip", "eu"], alias: "user_42"))
             let info = try await backend.device(rid)
-            #expect(info.alias == "user-42")
+            #expect(info.alias == "user_42")
             #expect(Set(info.tags) == ["vip", "eu"])
-            #expect(try await backend.alias("user-42") == [rid])
+            #expect(try await backend.alias("user_42") == [rid])
             #expect(Set(try await backend.tags()).isSuperset(of: ["vip", "eu"]))
             #expect(try await backend.tag("vip", contains: rid))
             try await backend.updateTag("vip", remove: [rid])
@@ -29,7 +29,7 @@ import Testing
             #expect(try await backend.deviceStatus([rid])[rid]?.online == true)
 
             // The backend's trade alert to one user's alias reaches the device.
-            let trade = Push(platform: .ios, audience: .alias("user-42"), notification: PushNotification(ios: IOSNotification(
+            let trade = Push(platform: .ios, audience: .alias("user_42"), notification: PushNotification(ios: IOSNotification(
                 alert: .rich(title: "Trade filled", subtitle: nil, body: "Bought 100 AAPL at 190.00"), sound: "default",
                 badge: .add(1), extras: ["route": "trade", "id": "T-42"])))
             _ = try await backend.validate(trade)
@@ -64,8 +64,8 @@ import Testing
             #expect(try await backend.push(again) == first)
             #expect(try await backend.cids(count: 3).count == 3)
 
-            try await backend.removeFromAlias("user-42", registrationIDs: [rid])
-            #expect(try await backend.alias("user-42").isEmpty)
+            try await backend.removeFromAlias("user_42", registrationIDs: [rid])
+            #expect(try await backend.alias("user_42").isEmpty)
             try await backend.deleteTag("eu")
             #expect(try await backend.device(rid).tags.isEmpty)
         }
@@ -74,8 +74,8 @@ import Testing
     @Test func schedulesAreCreatedReadUpdatedAndDeleted() async throws {
         try await LiveRelay.with { relay in
             let backend = try await relay.makeApp()
-            _ = try await backend.registerDevice(token: DeviceToken(Self.randomToken()).hex, environment: .production, alias: "user-42")
-            let push = Push(audience: .alias("user-42"), notification: PushNotification(alert: "Market opens in 5 minutes"))
+            _ = try await backend.registerDevice(token: DeviceToken(Self.randomToken()).hex, environment: .production, alias: "user_42")
+            let push = Push(audience: .alias("user_42"), notification: PushNotification(alert: "Market opens in 5 minutes"))
             let schedule = Schedule(name: "open bell", trigger: .single(at: Date().addingTimeInterval(3600)), push: push)
             let created = try await backend.createSchedule(schedule)
             #expect(created.name == "open bell")
@@ -140,17 +140,21 @@ import Testing
             let hex = DeviceToken(token).hex
             await registrar.didReceiveToken(token)
             let rid = try #require(await registrar.registrationID)
-            try await registrar.setAlias("user-7")
+            try await registrar.setAlias("user_7")
             try await registrar.setTags(["traders"])
-            #expect(try await backend.alias("user-7") == [rid])
+            #expect(try await backend.alias("user_7") == [rid])
             #expect(try await backend.device(rid).tags == ["traders"])
 
             // Two "+1" pushes: the relay counts the badge up…
-            let plusOne = Push(audience: .alias("user-7"), notification: PushNotification(ios: IOSNotification(alert: "fill", badge: .add(1))))
+            let plusOne = Push(audience: .alias("user_7"), notification: PushNotification(ios: IOSNotification(alert: "fill", badge: .add(1))))
             for expected in 1...2 {
-                _ = try await backend.push(plusOne)
-                let delivery = try await poll("badge \(expected)") { relay.simulator.deliveries(token: hex).first { $0.badge == expected } }
-                #expect(delivery.badge == expected)
+                let sent = try await backend.push(plusOne)
+                // Like JPush's reports: the message counts as sent once its outcome is in.
+                try await poll("report of push \(expected)") {
+                    try await backend.received(msgIDs: [sent.msgID]).first?.iosApnsSent == 1 ? true : nil
+                }
+                let delivery = try await poll("delivery \(expected)") { relay.simulator.deliveries(token: hex).first { $0.count == expected } }
+                #expect(delivery.badge == expected, "\(delivery.json)")
             }
             // …the user opens the app, which clears the badge on the OS and in the relay…
             try await registrar.resetBadge()

@@ -16,7 +16,7 @@ import Testing
         let transport = ScriptedTransport([Self.accepted])
         let push = Push(
             platform: .ios,
-            audience: Audience(tag: ["vip"], tagAnd: ["eu"], tagNot: ["muted"], alias: ["user-42"], registrationID: []),
+            audience: Audience(tag: ["vip"], tagAnd: ["eu"], tagNot: ["muted"], alias: ["user_42"], registrationID: []),
             notification: PushNotification(alert: "fallback", ios: IOSNotification(
                 alert: .rich(title: "Trade filled", subtitle: nil, body: "100 AAPL @ 190"), sound: .critical(name: "ping.caf", volume: 0.5),
                 badge: .add(1), contentAvailable: true, mutableContent: true, category: "TRADE", threadID: "trades",
@@ -33,7 +33,7 @@ import Testing
         #expect(sent.headers["Authorization"] == "Basic " + Data("key1:s3cret".utf8).base64EncodedString())
         let expected: [String: Any] = [
             "platform": ["ios"],
-            "audience": ["tag": ["vip"], "tag_and": ["eu"], "tag_not": ["muted"], "alias": ["user-42"]],
+            "audience": ["tag": ["vip"], "tag_and": ["eu"], "tag_not": ["muted"], "alias": ["user_42"]],
             "notification": [
                 "alert": "fallback",
                 "ios": [
@@ -70,7 +70,7 @@ import Testing
         ])
         let sleeper = ManualSleeper()
         let client = client(transport, sleeper: sleeper)
-        let task = Task { try await client.push(Push(audience: .alias("user-42"), notification: PushNotification(alert: "hi"))) }
+        let task = Task { try await client.push(Push(audience: .alias("user_42"), notification: PushNotification(alert: "hi"))) }
         try await sleeper.waitForSleepers()
         sleeper.fireNext()
         try await poll("second retry") { sleeper.requested.count == 2 && sleeper.waitingCount == 1 ? true : nil }
