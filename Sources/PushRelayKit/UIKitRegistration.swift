@@ -1,4 +1,4 @@
-#if canImport(UIKit) && canImport(UserNotifications)
+#if canImport(UIKit) && canImport(UserNotifications) && !os(tvOS) && !os(watchOS)
 import UIKit
 import UserNotifications
 
@@ -9,20 +9,18 @@ public enum RemoteNotificationPermission {
     /// Asks (the system shows the prompt once) and registers for remote notifications when granted.
     ///
     /// - Returns: whether notifications are allowed.
-    @MainActor
     public static func requestAndRegister(options: UNAuthorizationOptions = [.alert, .sound, .badge]) async throws -> Bool {
         let granted = try await UNUserNotificationCenter.current().requestAuthorization(options: options)
-        if granted { UIApplication.shared.registerForRemoteNotifications() }
+        if granted { await MainActor.run { UIApplication.shared.registerForRemoteNotifications() } }
         return granted
     }
 
     /// On later launches: registers again when permission was already granted (APNs may
     /// hand out a new token), without prompting.
-    @MainActor
     public static func registerIfAuthorized() async {
-        let settings = await UNUserNotificationCenter.current().notificationSettings()
-        if [.authorized, .provisional, .ephemeral].contains(settings.authorizationStatus) {
-            UIApplication.shared.registerForRemoteNotifications()
+        let status = await UNUserNotificationCenter.current().notificationSettings().authorizationStatus
+        if [.authorized, .provisional, .ephemeral].contains(status) {
+            await MainActor.run { UIApplication.shared.registerForRemoteNotifications() }
         }
     }
 }
