@@ -7,9 +7,10 @@ let cSystem: Target.Dependency = "CSystem"
 
 let package = Package(
     name: "PushRelay",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .executable(name: "pushrelay", targets: ["PushRelayCommand"]),
+        .library(name: "PushRelayKit", targets: ["PushRelayKit"]),
     ],
     targets: [
         .target(
@@ -46,6 +47,9 @@ let package = Package(
             "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
         ]),
 
+        // The Swift library for app backends and iOS apps: Foundation only, none of the relay's modules.
+        .target(name: "PushRelayKit"),
+
         // Turns migrations/*.sql into Swift source, so the binary carries its schema.
         .executableTarget(name: "EmbedMigrationsTool", path: "Plugins/EmbedMigrationsTool"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
@@ -64,6 +68,9 @@ let package = Package(
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
             "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
+        ]),
+        .testTarget(name: "PushRelayKitTests", dependencies: [
+            "PushRelayKit", "RelayAPI", "HTTPServer", "PostgresStore", "PushPipeline", "RelayCore", "RelayCrypto", "APNSSimulator",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,39 @@
+import Foundation
+import PostgresStore
+import RelayCore
+
+/// A fresh database for each test, on the PostgreSQL the Makefile started
+/// (`PUSHRELAY_TEST_DATABASE_URL`) or, without it, on a private cluster started here.
+enum TestDatabase {
+    private static let server = ServerHolder()
+
+    static func fresh() async throws -> String {
+        let admin = try await server.adminURL()
+        let name = "pushrelay_kit_\(UUID().uuidString.prefix(8).lowercased())"
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: admin, size: 1), logger: quietLogger)
+        _ = try await pool.query("CREATE DATABASE \(name)")
+        await pool.close()
+        return admin + " dbname=\(name)"
+    }
+
+    static let quietLogger = Logger(label: "test", level: .error)
+
+    private actor ServerHolder {
+        private var url: String?
+        private var cluster: EmbeddedPostgres?
+
+        func adminURL() throws -> String {
+            if let url { return url }
+            if let given = ProcessInfo.processInfo.environment["PUSHRELAY_TEST_DATABASE_URL"], !given.isEmpty {
+                url = given
+                return given
+            }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-kit-tests-\(getpid())").path
+            let cluster = EmbeddedPostgres(directory: directory, logger: TestDatabase.quietLogger)
+            let started = try cluster.start()
+            self.cluster = cluster
+            url = started
+            return started
+        }
+    }
+}
