@@ -4,7 +4,7 @@ import Foundation
 /// yet written. Pure; `ChunkSender` does the I/O around it.
 ///
 /// A run goes in rounds: `nextRound()` hands out every device waiting for an attempt,
-/// `record(_:step:newBadge:)` takes each one's result, `takeOutcomes()` hands the finished
+/// `record(_:step:)` takes each one's result, `takeOutcomes()` hands the finished
 /// ones to the writer. Devices to retry wait for the next round; once the credential is
 /// found broken, nothing more is sent.
 public struct ChunkRun: Sendable {
@@ -27,8 +27,6 @@ public struct ChunkRun: Sendable {
         public var outcome: DeliveryOutcome
         public var reason: String?
         public var attempts: Int
-        /// The badge to store back (sent only).
-        public var newBadge: Int?
         /// For `.invalidated`: the APNs timestamp, when it gave one (410).
         public var invalidatedSince: Date?
     }
@@ -58,12 +56,11 @@ public struct ChunkRun: Sendable {
     }
 
     /// Takes one device's result.
-    public mutating func record(_ target: Target, step: DeliveryStep, newBadge: Int?) {
+    public mutating func record(_ target: Target, step: DeliveryStep) {
         let tries = attempts[target.deviceID, default: 1]
         switch step {
         case .record(let outcome, let reason):
-            finished.append(Outcome(deviceID: target.deviceID, outcome: outcome, reason: reason, attempts: tries,
-                                    newBadge: outcome == .sent ? newBadge : nil))
+            finished.append(Outcome(deviceID: target.deviceID, outcome: outcome, reason: reason, attempts: tries))
         case .invalidate(let reason, let since):
             finished.append(Outcome(deviceID: target.deviceID, outcome: .invalidated, reason: reason, attempts: tries,
                                     invalidatedSince: since))

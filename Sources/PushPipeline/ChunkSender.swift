@@ -98,7 +98,10 @@ struct ChunkSender: Sendable {
             return
         }
 
-        var run = ChunkRun(targets: loaded.targets)
+        // A badge change is stored for every target now, atomically, before anything is sent:
+        // two pushes to one device, or a reset through the device API, never lose an update.
+        let targets = try await BadgeReservation.apply(notification.badge, to: loaded.targets, appID: chunk.appID, pool: pool)
+        var run = ChunkRun(targets: targets)
         var rounds = 0
         while true {
             if Date() >= loaded.expiresAt { run.finishWaiting(as: .expired, reason: "Expired") }
@@ -106,7 +109,7 @@ struct ChunkSender: Sendable {
             let sentAt = Date()
             let results = await sendRound(round, notification: notification, sender: sender, isResend: chunk.leases > 1,
                                           appKey: credential.appKey)
-            for (target, step, badge) in results { run.record(target, step: step, newBadge: badge) }
+            for (target, step) in results { run.record(target, step: step) }
             let (outcomes, retries) = run.takeOutcomes()
             let broken = run.brokenCredential
             let written = try await writer.write(
@@ -152,10 +155,10 @@ struct ChunkSender: Sendable {
 
     /// Sends a round's notifications concurrently (the client bounds what is in flight).
     private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
-                           isResend: Bool, appKey: String) async -> [(ChunkRun.Target, DeliveryStep, Int?)] {
+                           isResend: Bool, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
         let metrics = metrics
         let app = metrics.bounded("app_key", appKey)
-        return await withTaskGroup(of: (ChunkRun.Target, DeliveryStep, Int?).self) { group in
+        return await withTaskGroup(of: (ChunkRun.Target, DeliveryStep).self) { group in
             for target in targets {
                 let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge, isResend: isResend)
                 let apns = APNSNotification(
@@ -165,10 +168,10 @@ struct ChunkSender: Sendable {
                 group.addTask {
                     let result = await sender.send(apns)
                     metrics.increment(RelayMetrics.apnsResponses, APNSResponseLabels.of(result, appKey: app, metrics: metrics))
-                    return (target, DeliveryStep(result), built.newBadge)
+                    return (target, DeliveryStep(result))
                 }
             }
-            var results: [(ChunkRun.Target, DeliveryStep, Int?)] = []
+            var results: [(ChunkRun.Target, DeliveryStep)] = []
             results.reserveCapacity(targets.count)
             for await result in group { results.append(result) }
             return results
@@ -204,7 +207,7 @@ struct ChunkSender: Sendable {
             let devices = try connection.query("""
                 SELECT i.id, d.token, d.badge, d.environment, d.active
                 FROM push_chunks c CROSS JOIN LATERAL unnest(c.device_ids) AS i(id)
-                LEFT JOIN devices d ON d.id = i.id
+                LEFT JOIN devices d ON d.app_id = c.app_id AND d.id = i.id
                 WHERE c.id = $1
                   AND NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = c.message_id AND x.device_id = i.id)
                 """, [chunk.id])

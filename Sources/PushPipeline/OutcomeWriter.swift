@@ -50,21 +50,20 @@ struct OutcomeWriter: Sendable {
                 UPDATE devices d SET active = false, invalidated_at = now(), invalidation_reason = v.reason,
                        apns_invalidated_at = v.since
                 FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
-                WHERE d.id = v.id AND d.active AND d.registered_at < coalesce(v.since, $4::timestamptz)
+                WHERE d.app_id = $5 AND d.id = v.id AND d.active AND d.registered_at < coalesce(v.since, $4::timestamptz)
                 RETURNING d.id
                 """, [SQLArray.bigint(invalid.map(\.deviceID)), SQLArray.text(invalid.map(\.reason)),
-                      SQLArray.timestamps(invalid.map(\.invalidatedSince)), sentAt]).map { Int64(try $0.int("id")) })
+                      SQLArray.timestamps(invalid.map(\.invalidatedSince)), sentAt, chunk.appID]).map { Int64(try $0.int("id")) })
             for index in outcomes.indices where outcomes[index].outcome == .invalidated && !invalidated.contains(outcomes[index].deviceID) {
                 outcomes[index].outcome = .failed
             }
         }
         let sent = outcomes.filter { $0.outcome == .sent }
         if !sent.isEmpty {
+            // Badges were stored when the chunk was leased (BadgeReservation); here only "seen".
             try connection.query("""
-                UPDATE devices d SET badge = coalesce(v.badge, d.badge), last_seen_at = now()
-                FROM unnest($1::bigint[], $2::integer[]) AS v(id, badge)
-                WHERE d.id = v.id
-                """, [SQLArray.bigint(sent.map(\.deviceID)), SQLArray.int(sent.map(\.newBadge))])
+                UPDATE devices SET last_seen_at = now() WHERE app_id = $1 AND id = ANY ($2::bigint[])
+                """, [chunk.appID, SQLArray.bigint(sent.map(\.deviceID))])
         }
         // One statement: the rows, the failures by reason and the counters, all from what was
         // actually inserted. Updating the message row also locks it, which orders the

@@ -66,29 +66,29 @@ import RelayCore
     @Test func aChunkRunRetriesOnlyWhatAPNsAskedToRetry() {
         var run = ChunkRun(targets: [a, b, c])
         #expect(run.nextRound() == [a, b, c])
-        run.record(a, step: .record(.sent, reason: nil), newBadge: 1)
-        run.record(b, step: .retry, newBadge: 4)
-        run.record(c, step: .invalidate(reason: "Unregistered", since: nil), newBadge: nil)
+        run.record(a, step: .record(.sent, reason: nil))
+        run.record(b, step: .retry)
+        run.record(c, step: .invalidate(reason: "Unregistered", since: nil))
         #expect(!run.isComplete)
         let first = run.takeOutcomes()
         #expect(first.retries == 1)
         #expect(first.outcomes.map(\.deviceID) == [1, 3])
-        #expect(first.outcomes[0].newBadge == 1 && first.outcomes[0].attempts == 1)
+        #expect(first.outcomes[0].attempts == 1)
         #expect(first.outcomes[1].outcome == .invalidated)
 
         #expect(run.nextRound() == [b])
-        run.record(b, step: .record(.sent, reason: nil), newBadge: 4)
+        run.record(b, step: .record(.sent, reason: nil))
         #expect(run.isComplete)
         let second = run.takeOutcomes()
         #expect(second.retries == 0)
-        #expect(second.outcomes == [ChunkRun.Outcome(deviceID: 2, outcome: .sent, reason: nil, attempts: 2, newBadge: 4)])
+        #expect(second.outcomes == [ChunkRun.Outcome(deviceID: 2, outcome: .sent, reason: nil, attempts: 2)])
     }
 
     @Test func aBrokenCredentialStopsTheRunAndKeepsTheDevicesForLater() {
         var run = ChunkRun(targets: [a, b])
         _ = run.nextRound()
-        run.record(a, step: .record(.sent, reason: nil), newBadge: nil)
-        run.record(b, step: .credentialBroken(reason: "InvalidProviderToken"), newBadge: nil)
+        run.record(a, step: .record(.sent, reason: nil))
+        run.record(b, step: .credentialBroken(reason: "InvalidProviderToken"))
         #expect(run.brokenCredential == "InvalidProviderToken")
         #expect(run.nextRound() == [], "nothing more is sent")
         #expect(!run.isComplete, "b has no outcome: the chunk waits")
@@ -98,8 +98,8 @@ import RelayCore
     @Test func expiryFinishesWhatIsStillWaiting() {
         var run = ChunkRun(targets: [a, b])
         _ = run.nextRound()
-        run.record(a, step: .retry, newBadge: nil)
-        run.record(b, step: .record(.failed, reason: "BadTopic"), newBadge: nil)
+        run.record(a, step: .retry)
+        run.record(b, step: .record(.failed, reason: "BadTopic"))
         run.finishWaiting(as: .expired, reason: "Expired")
         #expect(run.isComplete)
         let outcomes = run.takeOutcomes().outcomes

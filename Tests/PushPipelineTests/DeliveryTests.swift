@@ -178,6 +178,30 @@ import Testing
         }
     }
 
+    /// Pushes racing to the same devices each add their "+1": the stored badge moves under a
+    /// row lock when a chunk is leased, not after APNs answers, so no increment is lost.
+    @Test func concurrentPlusOnePushesLoseNoIncrement() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: 3, prefix: "f3", badge: 0)
+            let pushes = 6
+            let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for round in 1...pushes {
+                    group.addTask {
+                        try await relay.accepted(app, ["platform": "ios", "audience": "all",
+                                                       "notification": ["ios": ["alert": "race \(round)", "badge": "+1"]]])
+                    }
+                }
+                return try await group.reduce(into: [Int64]()) { $0.append($1) }
+            }
+            for id in ids { try await relay.waitUntilFinished(id) }
+            let stored = try await relay.pool.query("SELECT badge FROM devices WHERE app_id = $1", [app.id])
+            #expect(stored.count == tokens.count)
+            for row in stored { #expect(try row.int("badge") == pushes) }
+            for token in tokens { #expect(relay.simulator.deliveries(token: token).first?.count == pushes) }
+        }
+    }
+
     @Test func theSameCIDAnswersTheSameAndSendsOnce() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp()

@@ -1,0 +1,34 @@
+import PostgresStore
+import PushCore
+
+/// Applies a push's badge (`N`, `"+N"`, `"-N"`) to the stored badges of a chunk's devices in
+/// one statement, when the chunk is leased, and hands back each device with the badge it had
+/// before: the notification built from that carries exactly the value now stored.
+///
+/// Storing the badge only after APNs answered let two pushes to one device start from the
+/// same stored value (both showing "1"), and let a late answer overwrite a reset made through
+/// the device API meanwhile. The row lock of this statement orders them instead. The price:
+/// a device whose notification then fails keeps the new stored value.
+enum BadgeReservation {
+    static func apply(_ change: BadgeChange?, to targets: [ChunkRun.Target], appID: Int64, pool: PostgresPool) async throws -> [ChunkRun.Target] {
+        guard let change, !targets.isEmpty else { return targets }
+        let (setTo, delta): (Int?, Int) = switch change {
+        case .set(let value): (value, 0)
+        case .add(let delta): (nil, delta)
+        }
+        let rows = try await pool.query("""
+            UPDATE devices d
+            SET badge = coalesce($3::integer, least(greatest(o.badge + $4::integer, 0), $5::integer))
+            FROM (SELECT id, badge FROM devices WHERE app_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE) o
+            WHERE d.app_id = $1 AND d.id = o.id
+            RETURNING d.id, o.badge AS previous
+            """, [appID, SQLArray.bigint(targets.map(\.deviceID)), setTo, delta, PushLimits.maxBadge])
+        var previous: [Int64: Int] = [:]
+        for row in rows { previous[Int64(try row.int("id"))] = try row.int("previous") }
+        return targets.map { target in
+            var target = target
+            if let before = previous[target.deviceID] { target.storedBadge = before }
+            return target
+        }
+    }
+}
