@@ -16,7 +16,11 @@ import Testing
         do {
             let port = try RelayProcess.freePort()
             let base = "http://127.0.0.1:\(port)"
-            let environment = try relay.processEnvironment(port: port)
+            var environment = try relay.processEnvironment(port: port)
+            // The default lease: nobody dies here, and a lease is only extended between
+            // rounds, so the crash tests' 2 s could run out under load on a round still
+            // sending and let the other worker send the chunk again.
+            environment["PUSHRELAY_CHUNK_LEASE_SECONDS"] = "30"
             // The API node first: it writes the data directory's secret key the workers read.
             processes.append(try await RelayProcess.start(arguments: ["serve", "--role", "api"], environment: environment, base: base))
             let app = try await relay.createApp(base: base)
