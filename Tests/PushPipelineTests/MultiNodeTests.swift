@@ -66,4 +66,19 @@ import Testing
         RelayProcess.stop(processes)
         await relay.stop()
     }
+
+    /// `--role` repeats; an unknown role is refused before anything starts.
+    @Test func serveRefusesAnUnknownRole() throws {
+        let process = Process()
+        process.executableURL = try RelayProcess.binary()
+        process.arguments = ["serve", "--role", "api", "--role", "everything"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("--role api|worker|scheduler|all, repeatable"), "\(text)")
+    }
 }
