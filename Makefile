@@ -10,7 +10,7 @@ SWIFT ?= swift
 PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata \
 	nghttp2-client nghttp2-server wrk python3 python3-pip chromium
 
-.PHONY: all deps jpush-sdk build release run test bench bench-apns bench-devices clean
+.PHONY: all deps jpush-sdk build release run test reliability bench bench-apns bench-devices bench-fanout clean
 
 all: build
 
@@ -38,8 +38,14 @@ test: deps jpush-sdk
 	$(SWIFT) build --build-tests
 	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
 
+# The crash, lane and multi-node tests at the issue's sizes (100,000-device broadcasts).
+reliability: deps
+	$(SWIFT) build --build-tests
+	PUSHRELAY_PIPELINE_FULL=1 scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel \
+	  --filter 'ReliabilityTests|MultiNodeTests'
+
 # Throughput benchmarks; each writes its figures, beside a reference, to docs/benchmarks.md.
-bench: bench-apns bench-devices
+bench: bench-apns bench-devices bench-fanout
 
 # The APNs client and h2load against the simulator, h2load against nghttpd (N=200000, RUNS=3).
 bench-apns: release
@@ -48,6 +54,11 @@ bench-apns: release
 # Registrations/s through the API beside pgbench on the same upsert, and the 1M-row import.
 bench-devices: release
 	scripts/with-test-postgres.sh scripts/bench-devices.sh
+
+# Broadcasts of 100,000 and 1,000,000 devices through the relay beside h2load to the same
+# simulator; targeted latency idle and during them; pushes accepted/s; peak RSS.
+bench-fanout: release
+	scripts/with-test-postgres.sh scripts/bench-fanout.sh
 
 clean:
 	rm -rf .build

@@ -153,28 +153,22 @@ struct ChunkSender: Sendable {
         if retries > 0 { metrics.increment(RelayMetrics.retries, ["app_key": app], by: Double(retries)) }
     }
 
-    /// Sends a round's notifications concurrently (the client bounds what is in flight).
+    /// Sends a round's notifications as one batch (the client bounds what is in flight) and
+    /// pairs each result with its target.
     private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
                            isResend: Bool, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
-        let metrics = metrics
         let app = metrics.bounded("app_key", appKey)
-        return await withTaskGroup(of: (ChunkRun.Target, DeliveryStep).self) { group in
-            for target in targets {
-                let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge, isResend: isResend)
-                let apns = APNSNotification(
-                    deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
-                    priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
-                    collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
-                group.addTask {
-                    let result = await sender.send(apns)
-                    metrics.increment(RelayMetrics.apnsResponses, APNSResponseLabels.of(result, appKey: app, metrics: metrics))
-                    return (target, DeliveryStep(result))
-                }
-            }
-            var results: [(ChunkRun.Target, DeliveryStep)] = []
-            results.reserveCapacity(targets.count)
-            for await result in group { results.append(result) }
-            return results
+        let notifications = targets.map { target in
+            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge, isResend: isResend)
+            return APNSNotification(
+                deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
+                priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
+                collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
+        }
+        let results = await sender.send(notifications)
+        return zip(targets, results).map { target, result in
+            metrics.increment(RelayMetrics.apnsResponses, APNSResponseLabels.of(result, appKey: app, metrics: metrics))
+            return (target, DeliveryStep(result))
         }
     }
 

@@ -9,19 +9,28 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var sandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
     public var caFile: String?
     /// Chunks one worker sends at once, and how many of them only take targeted pushes.
-    public var slots = 8
-    public var targetedSlots = 2
+    public var slots: Int
+    public var targetedSlots: Int
     /// Devices per chunk: also the most a crash can send twice per slot.
     public var chunkSize = 500
     /// A leased chunk whose worker is silent this long is leased again.
     public var leaseSeconds = 30
     /// HTTP/2 connections and requests in flight per (app, environment) APNs client.
-    public var apnsConnections = 2
+    public var apnsConnections: Int
     public var apnsMaxInFlight = 2000
+    /// Days deliveries are kept (their day partitions are then dropped); messages and
+    /// their counters are kept.
+    public var retentionDays = 30
     /// How often a worker looks for work without a NOTIFY (the fallback).
     public var pollInterval: Duration = .seconds(2)
 
-    public init() {}
+    /// The defaults for a machine with `cores` cores: 4 slots a core (at least 8), a quarter
+    /// of them (at least 2) for targeted pushes, a connection per two cores (2 to 8).
+    public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        slots = max(8, 4 * cores)
+        targetedSlots = max(2, slots / 4)
+        apnsConnections = min(8, max(2, cores / 2))
+    }
 
     public struct Error: Swift.Error, Equatable, CustomStringConvertible {
         public var description: String
@@ -29,11 +38,12 @@ public struct PipelineConfiguration: Sendable, Equatable {
 
     /// The variables, for `pushrelay help` and the README.
     public static let variables: [(name: String, meaning: String)] = [
-        ("PUSHRELAY_WORKER_SLOTS", "chunks a worker sends at once (default 8)"),
-        ("PUSHRELAY_WORKER_TARGETED_SLOTS", "of those, slots kept for targeted pushes (default 2)"),
+        ("PUSHRELAY_WORKER_SLOTS", "chunks a worker sends at once (default 4 per core, at least 8)"),
+        ("PUSHRELAY_WORKER_TARGETED_SLOTS", "of those, slots kept for targeted pushes (default a quarter, at least 2)"),
         ("PUSHRELAY_CHUNK_SIZE", "devices per chunk (default 500)"),
         ("PUSHRELAY_CHUNK_LEASE_SECONDS", "a chunk whose worker died is leased again after this (default 30)"),
-        ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 2)"),
+        ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 1 per 2 cores, 2 to 8)"),
+        ("PUSHRELAY_RETENTION_DAYS", "days per-device delivery records are kept; messages and counters stay (default 30)"),
         ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "APNs requests in flight per app and environment (default 2000)"),
     ]
 
@@ -57,11 +67,17 @@ public struct PipelineConfiguration: Sendable, Equatable {
             return number
         }
         if let slots = try number("PUSHRELAY_WORKER_SLOTS", in: 1...256) { configuration.slots = slots }
-        if let slots = try number("PUSHRELAY_WORKER_TARGETED_SLOTS", in: 0...255) { configuration.targetedSlots = slots }
+        if let slots = try number("PUSHRELAY_WORKER_TARGETED_SLOTS", in: 0...255) {
+            configuration.targetedSlots = slots
+        } else {
+            // Fewer slots than the default: the targeted share shrinks with them.
+            configuration.targetedSlots = min(configuration.targetedSlots, max(1, configuration.slots / 2))
+        }
         if let size = try number("PUSHRELAY_CHUNK_SIZE", in: 1...10_000) { configuration.chunkSize = size }
         if let seconds = try number("PUSHRELAY_CHUNK_LEASE_SECONDS", in: 1...3600) { configuration.leaseSeconds = seconds }
         if let count = try number("PUSHRELAY_APNS_CONNECTIONS", in: 1...64) { configuration.apnsConnections = count }
         if let count = try number("PUSHRELAY_APNS_MAX_IN_FLIGHT", in: 1...100_000) { configuration.apnsMaxInFlight = count }
+        if let days = try number("PUSHRELAY_RETENTION_DAYS", in: 1...3650) { configuration.retentionDays = days }
         return configuration
     }
 

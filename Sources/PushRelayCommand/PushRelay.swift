@@ -9,7 +9,7 @@ enum PushRelay {
         usage: pushrelay <command> [options]
 
         commands:
-          serve      run the relay: API, push worker and scheduler (--role api|worker|scheduler|all, default all)
+          serve      run the relay: API, push worker and scheduler (--role api|worker|scheduler|all, repeatable; default all)
           migrate    apply pending database migrations and exit
           apns-sim   run the APNs simulator (see `pushrelay apns-sim --help`)
           apns-send  send notifications with the APNs client (see `pushrelay apns-send --help`)

@@ -5,30 +5,58 @@ import PushPipeline
 import RelayAPI
 import RelayCore
 
-/// `pushrelay serve [--role api|worker|scheduler|all]`: migrate, run the API, a push worker
-/// and/or the scheduler until SIGTERM or SIGINT, then shut down in reverse order (stop
+/// `pushrelay serve [--role api|worker|scheduler|all]...`: migrate, run the API, a push
+/// worker and/or the scheduler until SIGTERM or SIGINT, then shut down in reverse order (stop
 /// accepting, finish requests, chunks and the schedule in flight, close the pool, stop the
-/// embedded cluster) and exit 0.
+/// embedded cluster) and exit 0. `--role` repeats (`--role api --role worker`); none means all.
 enum ServeCommand {
-    /// What one process runs.
-    enum Role: String {
-        case api, worker, scheduler, all
+    /// What one process runs: the union of the `--role`s given.
+    struct Roles: Equatable {
+        var runsAPI = false
+        var runsWorker = false
+        var runsScheduler = false
 
-        var runsAPI: Bool { self == .api || self == .all }
-        var runsWorker: Bool { self == .worker || self == .all }
-        var runsScheduler: Bool { self == .scheduler || self == .all }
+        static let all = Roles(runsAPI: true, runsWorker: true, runsScheduler: true)
+
+        /// The roles' names, for the logs.
+        var names: String {
+            [runsAPI ? "api" : nil, runsWorker ? "worker" : nil, runsScheduler ? "scheduler" : nil].compactMap { $0 }.joined(separator: ",")
+        }
+
+        mutating func add(_ name: String) -> Bool {
+            switch name {
+            case "api": runsAPI = true
+            case "worker": runsWorker = true
+            case "scheduler": runsScheduler = true
+            case "all": self = .all
+            default: return false
+            }
+            return true
+        }
     }
 
-    static func parseRole(_ arguments: [String]) -> Role? {
+    /// `--role NAME` and `--role=NAME`, any number of times; nil on anything else.
+    static func parseRoles(_ arguments: [String]) -> Roles? {
         if arguments.isEmpty { return .all }
-        if arguments.count == 2, arguments[0] == "--role" { return Role(rawValue: arguments[1]) }
-        if arguments.count == 1, arguments[0].hasPrefix("--role=") { return Role(rawValue: String(arguments[0].dropFirst("--role=".count))) }
-        return nil
+        var roles = Roles()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            let name: String
+            if argument == "--role", let value = rest.popFirst() {
+                name = value
+            } else if argument.hasPrefix("--role=") {
+                name = String(argument.dropFirst("--role=".count))
+            } else {
+                return nil
+            }
+            guard roles.add(name) else { return nil }
+        }
+        return roles
     }
 
     static func run(arguments: [String]) async -> Int32 {
-        guard let role = parseRole(arguments) else {
-            return PushRelay.fail("serve takes --role api|worker|scheduler|all (default all), got \(arguments.joined(separator: " "))")
+        guard let role = parseRoles(arguments) else {
+            return PushRelay.fail("serve takes --role api|worker|scheduler|all, repeatable (default all), got \(arguments.joined(separator: " "))")
         }
         let pipeline: PipelineConfiguration
         do {
@@ -84,11 +112,17 @@ enum ServeCommand {
             return PushRelay.fail("\(error)")
         }
         let workerTask = worker.map { worker in Task { await worker.run() } }
+        // Worker and scheduler nodes keep the deliveries' day partitions (API-only nodes don't).
+        let partitionTask = role.runsWorker || role.runsScheduler ? Task {
+            await DeliveryPartitions(pool: environment.pool, retentionDays: pipeline.retentionDays, logger: logger).run()
+        } : nil
         let schedulerTask = scheduler.map { scheduler in Task { await scheduler.run() } }
 
         let signal = await Signals.wait(for: [SIGTERM, SIGINT])
-        logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT", "role": role.rawValue])
+        logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT", "role": role.names])
         await server?.shutdown()
+        partitionTask?.cancel()
+        await partitionTask?.value
         scheduler?.stop()
         await schedulerTask?.value
         worker?.stop()

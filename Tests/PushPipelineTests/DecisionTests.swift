@@ -113,6 +113,14 @@ import RelayCore
         #expect(SQLArray.text(["a", "b\"c", "d\\e", nil, ""]) == #"{"a","b\"c","d\\e",NULL,""}"#)
     }
 
+    @Test func defaultsGrowWithTheCoreCount() {
+        let small = PipelineConfiguration(cores: 1)
+        #expect(small.slots == 8 && small.targetedSlots == 2 && small.apnsConnections == 2)
+        let big = PipelineConfiguration(cores: 16)
+        #expect(big.slots == 64 && big.targetedSlots == 16 && big.apnsConnections == 8)
+        #expect(PipelineConfiguration(cores: 64).apnsConnections == 8)
+    }
+
     @Test func configurationReadsTheEnvironment() throws {
         let defaults = try PipelineConfiguration.parse([:])
         #expect(defaults == PipelineConfiguration())

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# `make bench-fanout`, run through scripts/with-test-postgres.sh: broadcasts through the
+# whole relay (release build, `serve` with every role) to the APNs simulator, beside h2load
+# to the same simulator in the same run; writes "## Fan-out" of docs/benchmarks.md.
+#   SIZES="100000 1000000" APNS_CONNECTIONS=2 scripts/with-test-postgres.sh scripts/bench-fanout.sh
+# For each size: delivered/s (accepted → message done) vs h2load's rate (ratio), targeted
+# latency (accepted → outcome recorded, from the database's own timestamps) p50/p99 idle
+# and during the broadcast, and the admin report's latency for the broadcast message.
+# Then pushes accepted/s through the API (wrk), and the relay's peak RSS (VmHWM).
+set -euo pipefail
+: "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
+cd "$(dirname "$0")/.."
+SIZES=${SIZES:-100000 1000000}
+APNS_CONNECTIONS=${APNS_CONNECTIONS:-2}
+STREAMS=${STREAMS:-100}
+TARGETED=${TARGETED:-50}   # targeted pushes measured idle, and at most that many during each broadcast
+bin=.build/release/pushrelay
+doc=${BENCH_DOC:-docs/benchmarks.md}
+[ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 1; }
+pgbin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
+psql=("$pgbin/psql" -qtAX -v ON_ERROR_STOP=1)
+key_id=BENCHKEY01 team_id=BENCHTEAM1 topic=com.example.bench admin=bench-admin-token-0123456789
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+wait_for() { for _ in $(seq 1 300); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "timed out: $1" >&2; exit 1; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+"${psql[@]}" "$PUSHRELAY_TEST_DATABASE_URL" -c "CREATE DATABASE pushrelay_fanout"
+url="$PUSHRELAY_TEST_DATABASE_URL dbname=pushrelay_fanout"
+sql() { "${psql[@]}" "$url" -c "$1"; }
+
+# The simulator, checking JWTs against the bench key, recording nothing (1M tokens would
+# cost it memory the relay is measured against).
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
+sim_port=$(free_port)
+"$bin" apns-sim --listen "127.0.0.1:$sim_port" --write-cert "$work/sim.pem" --jwt-key "$key_id=$work/key.p8" \
+  --max-recorded 0 >"$work/sim.log" 2>&1 &
+pids+=($!)
+wait_for "exec 3<>/dev/tcp/127.0.0.1/$sim_port"
+
+# The relay: every role in one process, as `make run` starts it.
+port=$(free_port)
+base="http://127.0.0.1:$port"
+PUSHRELAY_DATABASE_URL="$url" PUSHRELAY_LISTEN="127.0.0.1:$port" PUSHRELAY_ADMIN_TOKEN=$admin \
+  PUSHRELAY_DATA_DIR="$work/data" PUSHRELAY_LOG_LEVEL=warning PUSHRELAY_APNS_CONNECTIONS=$APNS_CONNECTIONS \
+  PUSHRELAY_APNS_PRODUCTION_URL="https://127.0.0.1:$sim_port" PUSHRELAY_APNS_SANDBOX_URL="https://127.0.0.1:$sim_port" \
+  PUSHRELAY_APNS_CA_FILE="$work/sim.pem" "$bin" serve 2>"$work/serve.log" &
+relay_pid=$!
+pids+=($relay_pid)
+wait_for "curl -sf $base/readyz"
+
+# Two apps: "big" gets the broadcasts, "small" one device with the alias bench_user.
+make_app() {
+  local reply key
+  reply=$(curl -sf -X POST "$base/admin/v1/apps" -H "Authorization: Bearer $admin" -d "{\"name\":\"$1\"}")
+  key=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["app_key"])' <<<"$reply")
+  python3 - "$work/key.p8" "$key_id" "$team_id" "$topic" >"$work/cred.json" <<'PY'
+import json, sys
+print(json.dumps({"auth": "token", "private_key": open(sys.argv[1]).read(), "key_id": sys.argv[2], "team_id": sys.argv[3], "topic": sys.argv[4]}))
+PY
+  curl -sf -X PUT "$base/admin/v1/apps/$key/apns" -H "Authorization: Bearer $admin" --data-binary @"$work/cred.json" >/dev/null
+  printf '%s %s\n' "$key" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["master_secret"])' <<<"$reply")"
+}
+read -r big_key big_secret <<<"$(make_app big)"
+read -r small_key small_secret <<<"$(make_app small)"
+big_auth="Basic $(printf '%s:%s' "$big_key" "$big_secret" | base64 -w0)"
+small_auth="Basic $(printf '%s:%s' "$small_key" "$small_secret" | base64 -w0)"
+big_id=$(sql "SELECT id FROM apps WHERE app_key = '$big_key'")
+small_id=$(sql "SELECT id FROM apps WHERE app_key = '$small_key'")
+sql "INSERT INTO devices (app_id, token, environment, alias) VALUES ($small_id, repeat('cd', 32), 'production', 'bench_user')"
+
+push() {  # push AUTH BODY → msg_id
+  curl -sf -X POST "$base/v3/push" -H "Authorization: $1" -H 'Content-Type: application/json' -d "$2" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["msg_id"])'
+}
+targeted() { push "$small_auth" '{"platform":"ios","audience":{"alias":["bench_user"]},"notification":{"alert":"trade filled"}}'; }
+wait_done() {  # wait_done MSG_ID TIMEOUT_SECONDS
+  for _ in $(seq 1 $(($2 * 10))); do
+    [ "$(sql "SELECT state FROM messages WHERE id = $1")" = done ] && return 0
+    sleep 0.1
+  done
+  echo "message $1 did not finish in $2 s" >&2; exit 1
+}
+# percentiles MSG_IDS… → "p50 p99" in ms of accepted (messages.created_at) → outcome recorded (deliveries.at).
+percentiles() {
+  local ids; ids=$(IFS=,; echo "$*")
+  sql "SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' ||
+              round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ms))::numeric, 1)
+       FROM (SELECT extract(epoch FROM d.at - m.created_at) * 1000 AS ms
+             FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.id IN ($ids)) t"
+}
+
+# Idle targeted latency: one push at a time, each waited for.
+idle_ids=()
+for _ in $(seq 1 "$TARGETED"); do id=$(targeted); wait_done "$id" 10; idle_ids+=("$id"); done
+read -r idle_p50 idle_p99 <<<"$(percentiles "${idle_ids[@]}")"
+echo "targeted, idle: p50 $idle_p50 ms, p99 $idle_p99 ms" >&2
+
+# h2load's rate to the same simulator, the same connections, each request to its own token.
+jwt=$(python3 - "$work/key.p8" "$key_id" "$team_id" <<'PY'
+import base64, json, subprocess, sys, time
+key, kid, team = sys.argv[1:]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+signing_input = b64(json.dumps({"alg": "ES256", "kid": kid}).encode()) + "." + b64(json.dumps({"iss": team, "iat": int(time.time())}).encode())
+der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=signing_input.encode(), capture_output=True, check=True).stdout
+def integers(d):
+    i = 2 if d[1] < 0x80 else 2 + (d[1] & 0x7f)
+    out = []
+    for _ in range(2):
+        n = d[i + 1]; out.append(d[i + 2:i + 2 + n]); i += 2 + n
+    return out
+print(signing_input + "." + b64(b"".join(x.lstrip(b"\0").rjust(32, b"\0") for x in integers(der))))
+PY
+)
+printf '{"aps":{"alert":"news"},"_j_msgid":1}' >"$work/payload.json"
+h2load_rate() {  # h2load_rate N → req/s
+  python3 - "$1" "$sim_port" >"$work/uris.txt" <<'PY'
+import sys
+n, port = int(sys.argv[1]), sys.argv[2]
+sys.stdout.write("".join(f"https://127.0.0.1:{port}/3/device/{i:064x}\n" for i in range(n)))
+PY
+  h2load -n "$1" -c "$APNS_CONNECTIONS" -m "$STREAMS" -H "apns-topic: $topic" -H "apns-push-type: alert" \
+    -H "apns-priority: 10" -H "authorization: bearer $jwt" -d "$work/payload.json" -i "$work/uris.txt" 2>&1 |
+    sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p'
+}
+
+rows=()
+inserted=0
+for size in $SIZES; do
+  # Devices of "big" up to `size`, straight into the table (the import has its own benchmark).
+  sql "INSERT INTO devices (app_id, token, environment) SELECT $big_id, lpad(to_hex(i), 64, '0'), 'production'
+       FROM generate_series($inserted, $((size - 1))) AS i"
+  inserted=$size
+  sql "VACUUM ANALYZE devices"
+  load_before=$(load)
+  h2load=$(h2load_rate "$size")
+  msg=$(push "$big_auth" '{"platform":"ios","audience":"all","notification":{"alert":"news"}}')
+  # Targeted pushes while the broadcast runs, 100 ms apart.
+  busy_ids=()
+  while [ "${#busy_ids[@]}" -lt "$TARGETED" ] && [ "$(sql "SELECT state FROM messages WHERE id = $msg")" != done ]; do
+    busy_ids+=("$(targeted)"); sleep 0.1
+  done
+  wait_done "$msg" 1800
+  for id in "${busy_ids[@]}"; do wait_done "$id" 60; done
+  read -r sent seconds <<<"$(sql "SELECT sent_count, extract(epoch FROM finished_at - created_at) FROM messages WHERE id = $msg" | tr '|' ' ')"
+  rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
+  ratio=$(awk -v a="$rate" -v b="$h2load" 'BEGIN { printf "%.2f", a / b }')
+  read -r busy_p50 busy_p99 <<<"$(percentiles "${busy_ids[@]}")"
+  report_ms=$(curl -sf -o /dev/null -w '%{time_total}' "$base/admin/v1/messages/$msg" -H "Authorization: Bearer $admin" |
+    awk '{ printf "%.1f", $1 * 1000 }')
+  rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status")
+  echo "$size devices: $sent sent in ${seconds}s = $rate/s; h2load $h2load/s; ratio $ratio; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes); report ${report_ms} ms; VmHWM $rss MiB; load $load_before" >&2
+  rows+=("| $size | $rate | $(printf '%.0f' "$h2load") | **$ratio** | $busy_p50 / $busy_p99 (${#busy_ids[@]}) | $report_ms | $rss | $load_before |")
+done
+
+# Pushes accepted per second through the API (each one targeted, stored and then sent).
+# wrk counts every answer: only the 200s are accepted pushes.
+AUTH="$small_auth" wrk -t2 -c32 -d10s -s scripts/bench/push.lua "$base/v3/push" >"$work/wrk.txt"
+refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/wrk.txt")
+total=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$work/wrk.txt")
+accept=$(awk -v t="$total" -v r="${refused:-0}" 'BEGIN { printf "%.0f", (t - r) / 10 }')
+[ "${refused:-0}" = 0 ] || { echo "wrk: ${refused} of ${total} pushes refused:" >&2; cat "$work/wrk.txt" >&2; }
+rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status")
+echo "pushes accepted: $accept/s (${refused:-0} refused); peak RSS $rss MiB" >&2
+
+section=$(cat <<MD
+## Fan-out
+
+\`make bench-fanout\` (= \`swift build -c release && scripts/with-test-postgres.sh scripts/bench-fanout.sh\`,
+SIZES="$SIZES"), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)); the load
+average (1, 5, 15 min) before each broadcast is in the table: other work shares this machine.
+One \`pushrelay serve\` (release build, every role, defaults: $APNS_CONNECTIONS APNs connections,
+chunks of 500) sends to \`pushrelay apns-sim\` (JWT checked, nothing recorded) over TLS and
+HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same box.
+
+- **delivered/s**: devices sent ÷ (message finished − accepted), audience resolution included.
+- **h2load**: \`h2load -n SIZE -c $APNS_CONNECTIONS -m $STREAMS -H apns-topic/push-type/priority/authorization -d payload -i uris\`
+  to the same simulator, one distinct token per request, just before the broadcast.
+- **targeted**: a push to one alias of another app every 100 ms while the broadcast runs;
+  latency from accepted (\`messages.created_at\`) to its APNs answer recorded
+  (\`deliveries.at\`), both the database's clock. Idle ($TARGETED pushes one after another):
+  p50 **$idle_p50 ms**, p99 **$idle_p99 ms**.
+- **report**: \`GET /admin/v1/messages/{msg_id}\` of the broadcast after it finished (curl's total time).
+- **RSS**: the relay's VmHWM (peak resident set) from /proc after the broadcast.
+
+| devices | delivered/s | h2load/s | ratio | targeted p50 / p99 ms during (pushes) | report ms | peak RSS MiB | load avg |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+$(printf '%s\n' "${rows[@]}")
+
+Pushes accepted through the API: **$accept/s**, ${refused:-0} refused (\`wrk -t2 -c32 -d10s -s scripts/bench/push.lua\`,
+\`POST /v3/push\` to one alias, each push stored and then sent by the same process); peak RSS
+after it: $rss MiB.
+
+Goals: broadcast ≥ 0.50 of h2load's rate; targeted p99 < 10 ms during a broadcast; RSS < 100 MiB.
+MD
+)
+python3 - "$doc" "$section" <<'PY'
+import os, re, sys
+path, section = sys.argv[1], sys.argv[2].rstrip() + "\n"
+text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+pattern = re.compile(r"^## Fan-out\n.*?(?=^## |\Z)", re.S | re.M)
+text = pattern.sub(lambda _: section + "\n", text, count=1) if pattern.search(text) else text.rstrip() + "\n\n" + section
+open(path, "w").write(text.rstrip() + "\n")
+PY
+echo "written to $doc"
