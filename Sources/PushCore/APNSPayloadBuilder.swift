@@ -167,8 +167,9 @@ public struct PreparedNotification: Sendable, Equatable {
     ///     attempt and every re-send).
     ///   - storedBadge: the device's stored badge, for `"+N"` / `"-N"`.
     ///   - isResend: true when the device may have received this message already (its chunk
-    ///     was re-leased after a crash): the notification then carries the collapse id
-    ///     derived from the msg_id, unless the push set one.
+    ///     was re-leased after a crash, or an earlier attempt's answer was lost): the
+    ///     notification then carries the collapse id derived from the msg_id, unless the
+    ///     push set one.
     public func notification(deviceID: Int64, storedBadge: Int, isResend: Bool) -> BuiltNotification {
         let newBadge = badge?.applied(to: storedBadge)
         var payload = head

@@ -104,7 +104,10 @@ struct ChunkSender: Sendable {
             if Date() >= loaded.expiresAt { run.finishWaiting(as: .expired, reason: "Expired") }
             let round = run.nextRound()
             let sentAt = Date()
-            let results = await sendRound(round, notification: notification, sender: sender, isResend: chunk.leases > 1,
+            // A re-leased chunk (after a crash) or a retried device may have been delivered
+            // already: those notifications carry the collapse id.
+            let resends = Set(round.filter { chunk.leases > 1 || run.isRetry($0) }.map(\.deviceID))
+            let results = await sendRound(round, notification: notification, sender: sender, resends: resends,
                                           appKey: credential.appKey)
             for (target, step, badge) in results { run.record(target, step: step, newBadge: badge) }
             let (outcomes, retries) = run.takeOutcomes()
@@ -152,12 +155,13 @@ struct ChunkSender: Sendable {
 
     /// Sends a round's notifications concurrently (the client bounds what is in flight).
     private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
-                           isResend: Bool, appKey: String) async -> [(ChunkRun.Target, DeliveryStep, Int?)] {
+                           resends: Set<Int64>, appKey: String) async -> [(ChunkRun.Target, DeliveryStep, Int?)] {
         let metrics = metrics
         let app = metrics.bounded("app_key", appKey)
         return await withTaskGroup(of: (ChunkRun.Target, DeliveryStep, Int?).self) { group in
             for target in targets {
-                let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge, isResend: isResend)
+                let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge,
+                                                        isResend: resends.contains(target.deviceID))
                 let apns = APNSNotification(
                     deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
                     priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
