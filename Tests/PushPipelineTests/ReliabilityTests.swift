@@ -6,55 +6,9 @@ import FoundationNetworking
 import PostgresStore
 import Testing
 
-/// Crash safety and lanes: the guarantees README states, under `make test` at reduced sizes
+/// Lanes: the fairness README states (crash safety is in FaultTests), under `make test` at reduced sizes
 /// and at the issue's sizes with PUSHRELAY_PIPELINE_FULL=1.
 @Suite(.serialized) struct ReliabilityTests {
-    /// kill -9 of `pushrelay serve` mid-broadcast, then a restart: every device gets the
-    /// push; the only duplicates are devices that were in flight (at most slots × chunk
-    /// size), and each duplicate carries the collapse id derived from the msg_id.
-    @Test func killNineMidBroadcastLosesNothingAndDuplicatesCarryTheCollapseID() async throws {
-        let devices = PipelineHarness.full ? 50_000 : 10_000
-        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = 2 }, worker: false)
-        var processes: [Process] = []
-        do {
-            let port = try freePort()
-            let base = "http://127.0.0.1:\(port)"
-            let environment = try relayEnvironment(relay, port: port)
-            let first = try await startRelay(environment: environment, base: base)
-            processes.append(first)
-            let app = try await relay.createApp(base: base)
-            let tokens = try await relay.insertDevices(app, count: devices, prefix: "c0")
-            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "crash"]], base: base)
-            try await poll(timeout: .seconds(60), "a quarter of the broadcast") {
-                relay.simulator.stats.accepted >= devices / 4 ? true : nil
-            }
-            kill(first.processIdentifier, SIGKILL)
-            first.waitUntilExit()
-            let beforeCrash = relay.simulator.stats.accepted
-            #expect(beforeCrash < devices, "the broadcast was still running when killed")
-
-            let second = try await startRelay(environment: environment, base: base)
-            processes.append(second)
-            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(180))
-
-            #expect(message["state"] == "done")
-            #expect(try message.int("sent_count") == devices, "each device counted once")
-            let deliveries = relay.simulator.deliveries()
-            #expect(Set(deliveries.map(\.token)) == Set(tokens), "every device received the push")
-            let duplicates = deliveries.filter { $0.count > 1 }
-            let window = relay.pipeline.slots * relay.pipeline.chunkSize
-            #expect(duplicates.count <= window, "\(duplicates.count) duplicates; the in-flight window is \(window)")
-            #expect(duplicates.allSatisfy { $0.count == 2 && $0.collapseID == "pushrelay-\(msgID)" })
-            #expect(relay.simulator.stats.accepted == devices + duplicates.count)
-        } catch {
-            for process in processes where process.isRunning { process.terminate(); process.waitUntilExit() }
-            await relay.stop()
-            throw error
-        }
-        for process in processes where process.isRunning { process.terminate(); process.waitUntilExit() }
-        await relay.stop()
-    }
-
     /// One app's big broadcast fills the broadcast lane; another app's single-user push
     /// still reaches APNs at once (its own slots, its own lane).
     @Test func aTargetedPushIsFastWhileAnotherAppsBroadcastRuns() async throws {
@@ -114,65 +68,5 @@ import Testing
                 """, [a, b]).first!.bool("interleaved")
             #expect(finished, "the smaller broadcast finished first although it came second")
         }
-    }
-
-    // MARK: The relay as a process
-
-    private func relayEnvironment(_ relay: PipelineHarness, port: Int) throws -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["PUSHRELAY_DATABASE_URL"] = relay.databaseURL
-        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
-        environment["PUSHRELAY_ADMIN_TOKEN"] = PipelineHarness.adminToken
-        environment["PUSHRELAY_DATA_DIR"] = relay.directory.appendingPathComponent("data").path
-        environment["PUSHRELAY_THREADS"] = "2"
-        environment["PUSHRELAY_LOG_LEVEL"] = "error"
-        environment["PUSHRELAY_APNS_PRODUCTION_URL"] = relay.pipeline.productionURL.absoluteString
-        environment["PUSHRELAY_APNS_SANDBOX_URL"] = relay.pipeline.sandboxURL.absoluteString
-        environment["PUSHRELAY_APNS_CA_FILE"] = relay.pipeline.caFile
-        environment["PUSHRELAY_CHUNK_LEASE_SECONDS"] = "2"
-        environment["PUSHRELAY_CHUNK_SIZE"] = String(relay.pipeline.chunkSize)
-        environment["PUSHRELAY_WORKER_SLOTS"] = String(relay.pipeline.slots)
-        return environment
-    }
-
-    private func startRelay(environment: [String: String], base: String) async throws -> Process {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = ["serve"]
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try await poll(timeout: .seconds(60), interval: .milliseconds(50), "the relay to be ready") {
-            guard process.isRunning else { throw HarnessError("pushrelay serve exited \(process.terminationStatus)") }
-            let response = try? await URLSession.shared.data(from: URL(string: "\(base)/readyz")!).1
-            return (response as? HTTPURLResponse)?.statusCode == 200 ? true : nil
-        }
-        return process
-    }
-
-    /// The `pushrelay` binary built beside this test bundle.
-    private func binary() throws -> URL {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("pushrelay")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw HarnessError("pushrelay binary not found near \(directory.path); run `swift build` first")
-    }
-
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw HarnessError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
