@@ -162,10 +162,11 @@ struct ChunkSender: Sendable {
             for target in targets {
                 let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge,
                                                         isResend: resends.contains(target.deviceID))
-                let apns = APNSNotification(
+                var apns = APNSNotification(
                     deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
                     priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
                     collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
+                apns.collapseIDOnResend = built.collapseIDOnResend
                 group.addTask {
                     let result = await sender.send(apns)
                     metrics.increment(RelayMetrics.apnsResponses, APNSResponseLabels.of(result, appKey: app, metrics: metrics))
