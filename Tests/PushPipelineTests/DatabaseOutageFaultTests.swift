@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStore
+import Synchronization
 import Testing
 
 extension FaultTests {
@@ -31,7 +32,8 @@ extension FaultTests {
                 relay.simulator.stats.accepted >= devices / 10 ? true : nil
             }
 
-            let load = Task { await APILoad.run(relay, small) }
+            let stopLoad = StopFlag()
+            let load = Task { await APILoad.run(relay, small, until: stopLoad) }
             try await Task.sleep(for: .milliseconds(500))
             try cluster.stop()
             let deliveredAtStop = relay.simulator.stats.accepted
@@ -43,8 +45,15 @@ extension FaultTests {
                 (try? await relay.push(small, ["platform": "ios", "audience": "all", "notification": ["alert": "probe"]]))?.status == 200
                     ? true : nil
             }
+            // The worker's LISTEN connection is back too (not only its polling fallback).
+            try await poll(timeout: .seconds(15), "the worker to LISTEN again") {
+                try await relay.pool.query("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'")
+                    .first!.int("n") > 0 ? true : nil
+            }
             try await Task.sleep(for: .seconds(1))
-            load.cancel()
+            // A flag, not Task.cancel: cancelling URLSession's async calls can deadlock in
+            // swift-corelibs-foundation.
+            stopLoad.set()
             let result = await load.value
 
             #expect(result.unavailable > 0, "the API answered 503/1030 during the outage")
@@ -78,20 +87,27 @@ extension FaultTests {
     }
 }
 
-/// Pushes to an app from two loops until cancelled, sorting the answers.
+/// Set once, read by many.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
+
+/// Pushes to an app from two loops until `stop` is set, sorting the answers.
 struct APILoad {
     var accepted: [Int64] = []
     var unavailable = 0
     var unexpected: [String] = []
     var slowest: Duration = .zero
 
-    static func run(_ relay: PipelineHarness, _ app: PipelineHarness.App) async -> APILoad {
+    static func run(_ relay: PipelineHarness, _ app: PipelineHarness.App, until stop: StopFlag) async -> APILoad {
         await withTaskGroup(of: APILoad.self) { group in
             for loop in 0..<2 {
                 group.addTask {
                     var load = APILoad()
                     var n = 0
-                    while !Task.isCancelled {
+                    while !stop.isSet {
                         n += 1
                         let started = ContinuousClock.now
                         let reply: PipelineHarness.Reply
@@ -99,7 +115,7 @@ struct APILoad {
                             reply = try await relay.push(app, ["platform": "ios", "audience": "all",
                                                                "notification": ["alert": "load \(loop)-\(n)"]])
                         } catch {
-                            if !Task.isCancelled { load.unexpected.append("\(error)") }
+                            load.unexpected.append("\(error)")
                             break
                         }
                         load.slowest = max(load.slowest, ContinuousClock.now - started)
