@@ -168,6 +168,8 @@ import Testing
                 notes += ", \(stats.refusedHandshakes) handshakes refused in \(seconds) s"
             case .goaway:
                 notes += ", \(stats.goaways) GOAWAYs"
+            case .latency:
+                notes += ", \(relay.simulator.configuration.latencyMilliseconds) ms per answer"
             default:
                 notes += ", \(stats.rejectedTotal) rejected"
             }
