@@ -128,7 +128,7 @@ import Testing
             case .unavailable: 2
             case .storm: 4
             case .goaway, .latency, .tlsRefused: 1.2
-            case .reset: 1.5
+            case .reset: 2
             }
         }
     }
