@@ -63,6 +63,9 @@ extension FaultTests {
             #expect(try message.int("sent_count") == devices)
             let arrived = Arrivals(relay.simulator.deliveries(), tokens: bigTokens)
             #expect(arrived.delivered == devices, "every device of the broadcast received it")
+            let window = relay.pipeline.slots * relay.pipeline.chunkSize
+            #expect(arrived.duplicates <= window, "\(arrived.duplicates) duplicates; the in-flight window is \(window)")
+            #expect(arrived.copies.allSatisfy { $0.collapseID == "pushrelay-\(broadcast)" })
 
             // The probe above counts as one more accepted push to the small app.
             let owed = result.accepted.count + 1
