@@ -1,4 +1,5 @@
-# PushRelay: `make run` starts the relay, `make test` runs every test, `make bench` measures.
+# PushRelay: `make run` starts the relay, `make test` runs every test, `make bench` measures,
+# `make reliability` runs the fault suite at full size.
 # Each installs the Debian packages it needs when missing.
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -38,11 +39,17 @@ test: deps jpush-sdk
 	$(SWIFT) build --build-tests
 	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
 
-# The crash, lane and multi-node tests at the issue's sizes (100,000-device broadcasts).
+# The fault suite (FaultTests), the lane and multi-node tests at the issue's sizes — SIGKILLs, a PostgreSQL outage, a
+# misbehaving APNs, two nodes, a full or read-only disk — then its table (scenario, pushes
+# sent, delivered, duplicates, lost, time). `make test` runs the same suite at reduced size.
+RELIABILITY_RESULTS := .build/reliability/results.jsonl
 reliability: deps
 	$(SWIFT) build --build-tests
-	PUSHRELAY_PIPELINE_FULL=1 scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel \
-	  --filter 'ReliabilityTests|MultiNodeTests'
+	@mkdir -p $(dir $(RELIABILITY_RESULTS)) && rm -f $(RELIABILITY_RESULTS)
+	@# The table is printed even when a scenario failed; the exit status is the suite's.
+	status=0; PUSHRELAY_RELIABILITY_FULL=1 PUSHRELAY_PIPELINE_FULL=1 PUSHRELAY_RELIABILITY_RESULTS=$(CURDIR)/$(RELIABILITY_RESULTS) \
+	  scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel --filter 'FaultTests|ReliabilityTests|MultiNodeTests' || status=$$?; \
+	  scripts/reliability-table.py $(RELIABILITY_RESULTS) && exit $$status
 
 # Throughput benchmarks; each writes its figures, beside a reference, to docs/benchmarks.md.
 bench: bench-apns bench-devices bench-fanout

@@ -15,6 +15,10 @@ public struct APNSNotification: Sendable, Hashable {
     public var expiration: Int?
     /// `apns-collapse-id`: at most 64 bytes of UTF-8.
     public var collapseID: String?
+    /// The `apns-collapse-id` of a re-send after a connection died with this notification
+    /// unanswered (APNs may have delivered it, and the device then shows one notification);
+    /// `collapseID`, when set, wins.
+    public var collapseIDOnResend: String?
     public var apnsID: UUID
     /// The JSON body.
     public var payload: [UInt8]

@@ -204,14 +204,19 @@ final class ConnectionPool: @unchecked Sendable {
         scheduleDispatch()
     }
 
-    /// Sends `request` again (same apns-id) unless it ran out of attempts or time.
+    /// Sends `request` again (same apns-id, and `collapseIDOnResend` when it may have been
+    /// delivered) unless it ran out of attempts or time.
     ///
     /// - Parameter countsAsAttempt: false for a stream the server refused (REFUSED_STREAM,
     ///   or past a GOAWAY's last stream) on a connection that answered others: such a
     ///   stream was never processed, and a server that sends GOAWAY every N streams would
     ///   otherwise use up the attempts of requests that merely queued behind others.
     func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
-        if countsAsAttempt { request.attempts += 1 }
+        if countsAsAttempt {
+            request.attempts += 1
+            // It may have been delivered: the re-send collapses with it on the device.
+            if request.notification.collapseID == nil { request.notification.collapseID = request.notification.collapseIDOnResend }
+        }
         if shuttingDown {
             finish(request, .failed(.shutdown))
         } else if request.attempts >= configuration.maxAttempts {

@@ -9,7 +9,8 @@ final class PendingRequest: @unchecked Sendable {
         case batch(SendBatch, index: Int)
     }
 
-    let notification: APNSNotification
+    /// Changed only by a re-send (`collapseIDOnResend`).
+    var notification: APNSNotification
     /// Connections that died under this request so far.
     var attempts = 0
     /// Whether an `ExpiredProviderToken` answer already made us retry with a new token.

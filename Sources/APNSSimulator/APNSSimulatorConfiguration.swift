@@ -66,6 +66,12 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
     /// After this many streams a connection gets GOAWAY (the streams already accepted are
     /// answered); `nil` never.
     public var goawayAfter: Int?
+    /// After this many streams a connection is reset (TCP RST, no GOAWAY): the requests in
+    /// flight on it get no answer, though the simulator may have recorded them; `nil` never.
+    public var resetAfter: Int?
+    /// For this many seconds after start, every TLS handshake fails (the connection is
+    /// closed as soon as it is accepted).
+    public var refuseTLSSeconds = 0
     /// Delay before each response, in milliseconds.
     public var latencyMilliseconds = 0
     /// Device tokens whose last payload is remembered; the oldest is forgotten beyond this.
@@ -89,6 +95,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
             throw APNSSimulatorError("--cert and --key go together")
         }
         if let goawayAfter, goawayAfter < 1 { throw APNSSimulatorError("--goaway-after must be at least 1") }
+        if let resetAfter, resetAfter < 1 { throw APNSSimulatorError("--reset-after must be at least 1") }
+        guard refuseTLSSeconds >= 0 else { throw APNSSimulatorError("--refuse-tls-for must not be negative") }
         guard latencyMilliseconds >= 0 else { throw APNSSimulatorError("--latency-ms must not be negative") }
         guard maxRecordedTokens >= 0 else { throw APNSSimulatorError("--max-recorded must not be negative") }
         guard maxConnections >= 1 else { throw APNSSimulatorError("--max-connections must be at least 1") }
@@ -115,6 +123,9 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
                                         fractions (0..1) of valid requests that fail so
           --seed N                      seed for those random failures (default 0)
           --goaway-after N              GOAWAY after N streams on a connection
+          --reset-after N               reset a connection (TCP RST) after N streams, requests in flight
+                                        unanswered
+          --refuse-tls-for SECONDS      fail every TLS handshake for SECONDS after start
           --latency-ms N                delay every response by N ms
           --max-recorded N              device tokens whose last payload is kept (default 10000)
           --max-connections N           connections open at once; more are closed (default 4096)
@@ -178,6 +189,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
             case "--rate-503": configuration.rate503 = try number(Double.self)
             case "--seed": configuration.seed = try number(UInt64.self)
             case "--goaway-after": configuration.goawayAfter = try number(Int.self)
+            case "--reset-after": configuration.resetAfter = try number(Int.self)
+            case "--refuse-tls-for": configuration.refuseTLSSeconds = try number(Int.self)
             case "--latency-ms": configuration.latencyMilliseconds = try number(Int.self)
             case "--max-recorded": configuration.maxRecordedTokens = try number(Int.self)
             case "--max-connections": configuration.maxConnections = try number(Int.self)

@@ -31,6 +31,10 @@ final class SimulatorConnection {
     let bufferEvent: OpaquePointer
     private let recorder: SimulatorRecorder
     private let goawayAfter: Int?
+    private let resetAfter: Int?
+    /// Set when `resetAfter` streams have begun: the connection is reset once nghttp2
+    /// returns (not inside its callback), and nothing more on it is handled.
+    private var resetPending = false
     private let latencyMilliseconds: Int
     private let maxConcurrentStreams: Int
     private let requiresToken: Bool
@@ -54,6 +58,7 @@ final class SimulatorConnection {
         self.bufferEvent = bufferEvent
         recorder = loop.shared.recorder
         goawayAfter = loop.shared.configuration.goawayAfter
+        resetAfter = loop.shared.configuration.resetAfter
         latencyMilliseconds = loop.shared.configuration.latencyMilliseconds
         maxConcurrentStreams = loop.shared.configuration.maxConcurrentStreams
         requiresToken = loop.shared.verifier.requiresToken
@@ -111,7 +116,19 @@ final class SimulatorConnection {
             return
         }
         evbuffer_drain(input, length)
+        if resetPending {
+            reset()
+            return
+        }
         flush()
+    }
+
+    /// Drops the connection with a TCP RST: what is in flight on it stays unanswered.
+    private func reset() {
+        var abortive = CSystem.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(bufferevent_getfd(bufferEvent), SOL_SOCKET, SO_LINGER, &abortive, socklen_t(MemoryLayout<CSystem.linger>.size))
+        recorder.connectionReset()
+        close()
     }
 
     /// Moves nghttp2's pending frames to the TLS output, up to the high-water mark; the
@@ -168,7 +185,7 @@ final class SimulatorConnection {
     // MARK: nghttp2 events
 
     func beginRequest(streamID: Int32) {
-        guard let session else { return }
+        guard let session, !resetPending else { return }
         if let goawayAfter, streamsBegun >= goawayAfter {
             // Past the GOAWAY's last stream: not processed, so the client may safely retry it.
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
@@ -179,6 +196,7 @@ final class SimulatorConnection {
         receivingHeaders = (streamID, stream)
         streamsBegun += 1
         recorder.streamBegan()
+        if let resetAfter, streamsBegun >= resetAfter { resetPending = true }
         if let goawayAfter, streamsBegun == goawayAfter {
             // The streams begun so far are answered; later ones are refused.
             let debugData = Array(#"{"reason":"Shutdown"}"#.utf8)
@@ -201,7 +219,7 @@ final class SimulatorConnection {
 
     /// The request is complete: decide, record, answer (now or after the latency).
     func requestComplete(streamID: Int32) {
-        guard let stream = streams[streamID] else { return }
+        guard !resetPending, let stream = streams[streamID] else { return }
         let request = stream.request
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let decision = loop.handler.handle(request, nowMilliseconds: now, tokenCache: &tokenCache)

@@ -9,6 +9,8 @@ final class SimulatorShared: Sendable {
     let verifier: ProviderTokenVerifier
     let recorder: SimulatorRecorder
     let logger: Logger
+    /// Uptime (ns) until which TLS handshakes are refused (`refuseTLSSeconds`).
+    let refuseTLSUntil: UInt64
 
     init(
         configuration: APNSSimulatorConfiguration, tls: TLSServerContext, verifier: ProviderTokenVerifier,
@@ -19,6 +21,7 @@ final class SimulatorShared: Sendable {
         self.verifier = verifier
         self.recorder = recorder
         self.logger = logger
+        refuseTLSUntil = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.refuseTLSSeconds) * 1_000_000_000
     }
 }
 
@@ -151,6 +154,12 @@ final class SimulatorEventLoop: @unchecked Sendable {
 
     /// A TCP connection arrived: wrap it in TLS (server side) and wait for the handshake.
     func accept(socket: Int32) {
+        if DispatchTime.now().uptimeNanoseconds < shared.refuseTLSUntil {
+            // The client's handshake meets a closed connection.
+            Foundation.close(socket)
+            shared.recorder.handshakeRefused()
+            return
+        }
         guard shared.recorder.connectionOpened(limit: shared.configuration.maxConnections) else {
             Foundation.close(socket)
             shared.logger.debug("connection refused: too many open", ["loop": String(index)])

@@ -17,19 +17,23 @@ public struct APNSSimulatorStats: Sendable, Equatable {
     public var streams = 0
     /// GOAWAY frames sent by `goawayAfter`.
     public var goaways = 0
+    /// Connections reset by `resetAfter`.
+    public var resets = 0
+    /// Connections closed before their TLS handshake by `refuseTLSSeconds`.
+    public var refusedHandshakes = 0
 
     public init() {}
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
 
     /// `{"accepted":…,"rejected":{…},"rejected_total":…,"connections":…,"open_connections":…,
-    /// "refused_connections":…,"streams":…,"goaways":…}`
+    /// "refused_connections":…,"streams":…,"goaways":…,"resets":…,"refused_handshakes":…}`
     public var json: [UInt8] {
         let object: [String: Any] = [
             "accepted": accepted, "rejected": rejected, "rejected_total": rejectedTotal,
             "connections": connections, "open_connections": openConnections,
             "refused_connections": refusedConnections,
-            "streams": streams, "goaways": goaways,
+            "streams": streams, "goaways": goaways, "resets": resets, "refused_handshakes": refusedHandshakes,
         ]
         // Strings and integers always encode.
         return [UInt8](try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
@@ -94,6 +98,14 @@ public final class SimulatorRecorder: Sendable {
 
     func goawaySent() {
         state.withLock { $0.stats.goaways += 1 }
+    }
+
+    func connectionReset() {
+        state.withLock { $0.stats.resets += 1 }
+    }
+
+    func handshakeRefused() {
+        state.withLock { $0.stats.refusedHandshakes += 1 }
     }
 
     func accepted(_ delivery: APNSDelivery) {

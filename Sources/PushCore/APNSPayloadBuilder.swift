@@ -167,8 +167,9 @@ public struct PreparedNotification: Sendable, Equatable {
     ///     attempt and every re-send).
     ///   - storedBadge: the device's stored badge, for `"+N"` / `"-N"`.
     ///   - isResend: true when the device may have received this message already (its chunk
-    ///     was re-leased after a crash): the notification then carries the collapse id
-    ///     derived from the msg_id, unless the push set one.
+    ///     was re-leased after a crash, or an earlier attempt's answer was lost): the
+    ///     notification then carries the collapse id derived from the msg_id, unless the
+    ///     push set one.
     public func notification(deviceID: Int64, storedBadge: Int, isResend: Bool) -> BuiltNotification {
         let newBadge = badge?.applied(to: storedBadge)
         var payload = head
@@ -179,6 +180,7 @@ public struct PreparedNotification: Sendable, Equatable {
         return BuiltNotification(
             pushType: pushType, priority: priority, topic: topic, expiration: expiration,
             collapseID: collapseID ?? (isResend ? APNSPayloadBuilder.derivedCollapseID(for: msgID) : nil),
+            collapseIDOnResend: collapseID ?? APNSPayloadBuilder.derivedCollapseID(for: msgID),
             apnsID: APNSNotificationID.make(msgID: msgID, deviceID: deviceID), payload: payload, newBadge: newBadge)
     }
 }
@@ -193,6 +195,9 @@ public struct BuiltNotification: Sendable, Equatable {
     /// Unix seconds; 0 means "now or never".
     public var expiration: Int
     public var collapseID: String?
+    /// The collapse id of a re-send the APNs client makes on its own (a connection died
+    /// under the notification): the push's, or the one derived from the msg_id.
+    public var collapseIDOnResend: String
     public var apnsID: UUID
     /// The JSON body, at most `PushLimits.payloadBytes`.
     public var payload: [UInt8]

@@ -107,7 +107,10 @@ struct ChunkSender: Sendable {
             if Date() >= loaded.expiresAt { run.finishWaiting(as: .expired, reason: "Expired") }
             let round = run.nextRound()
             let sentAt = Date()
-            let results = await sendRound(round, notification: notification, sender: sender, isResend: chunk.leases > 1,
+            // A re-leased chunk (after a crash) or a retried device may have been delivered
+            // already: those notifications carry the collapse id.
+            let resends = Set(round.filter { chunk.leases > 1 || run.isRetry($0) }.map(\.deviceID))
+            let results = await sendRound(round, notification: notification, sender: sender, resends: resends,
                                           appKey: credential.appKey)
             for (target, step) in results { run.record(target, step: step) }
             let (outcomes, retries) = run.takeOutcomes()
@@ -156,14 +159,17 @@ struct ChunkSender: Sendable {
     /// Sends a round's notifications as one batch (the client bounds what is in flight) and
     /// pairs each result with its target.
     private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
-                           isResend: Bool, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
+                           resends: Set<Int64>, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
         let app = metrics.bounded("app_key", appKey)
         let notifications = targets.map { target in
-            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge, isResend: isResend)
-            return APNSNotification(
+            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge,
+                                                    isResend: resends.contains(target.deviceID))
+            var apns = APNSNotification(
                 deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
                 priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
                 collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
+            apns.collapseIDOnResend = built.collapseIDOnResend
+            return apns
         }
         let results = await sender.send(notifications)
         return zip(targets, results).map { target, result in

@@ -19,7 +19,7 @@ import Testing
             "--write-cert", "out.pem", "--threads", "2", "--max-concurrent-streams", "5",
             "--jwt-key", "KEY123=\(keyFile.path)", "--accept-any-token", "--unregistered-prefix", "dead",
             "--bad-token-prefix", "bad0", "--rate-429", "0.1", "--rate-500=0.2", "--rate-503", "0.3",
-            "--seed", "9", "--goaway-after", "3", "--latency-ms", "20", "--max-recorded", "7", "--max-connections", "8",
+            "--seed", "9", "--goaway-after", "3", "--reset-after", "4", "--refuse-tls-for=5", "--latency-ms", "20", "--max-recorded", "7", "--max-connections", "8",
         ])
         var expected = APNSSimulatorConfiguration()
         expected.listen = .init(host: "0.0.0.0", port: 0)
@@ -38,6 +38,8 @@ import Testing
         expected.rate503 = 0.3
         expected.seed = 9
         expected.goawayAfter = 3
+        expected.resetAfter = 4
+        expected.refuseTLSSeconds = 5
         expected.latencyMilliseconds = 20
         expected.maxRecordedTokens = 7
         expected.maxConnections = 8
@@ -49,7 +51,7 @@ import Testing
             ["--threads", "0"], ["--rate-500", "1.5"], ["--rate-429", "0.6", "--rate-503", "0.6"],
             ["--cert", "c.pem"], ["--goaway-after", "0"], ["--listen", "nowhere"], ["--listen", "h:70000"],
             ["--seed", "x"], ["--latency-ms"], ["--jwt-key", "nokey"], ["--jwt-key", "K=/nonexistent/file"],
-            ["--max-connections", "0"], ["--bogus"],
+            ["--max-connections", "0"], ["--reset-after", "0"], ["--refuse-tls-for", "-1"], ["--bogus"],
         ] {
             #expect(throws: APNSSimulatorError.self, "\(arguments)") {
                 try APNSSimulatorConfiguration.parse(arguments: arguments)

@@ -172,6 +172,9 @@ import Testing
         let explicit = try prepared(#"{"apns_collapse_id":"score"}"#)
         #expect(explicit.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseID == "score")
         #expect(explicit.notification(deviceID: 1, storedBadge: 0, isResend: true).collapseID == "score")
+        // What the APNs client puts on its own re-sends after a connection died.
+        #expect(plain.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseIDOnResend == "pushrelay-42")
+        #expect(explicit.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseIDOnResend == "score")
         let override = try prepared(#"{"override_msg_id":"7"}"#)
         #expect(override.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseID == "pushrelay-7")
         #expect(override.notification(deviceID: 1, storedBadge: 0, isResend: true).collapseID == "pushrelay-7")

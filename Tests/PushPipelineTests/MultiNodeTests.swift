@@ -16,7 +16,7 @@ import Testing
         do {
             let port = try RelayProcess.freePort()
             let base = "http://127.0.0.1:\(port)"
-            var environment = try relay.processEnvironment(port: port)
+            var environment = relay.processEnvironment(port: port)
             // The default lease: nobody dies here, and a lease is only extended between
             // rounds, so the crash tests' 2 s could run out under load on a round still
             // sending and let the other worker send the chunk again.

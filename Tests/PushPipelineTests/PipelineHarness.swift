@@ -58,10 +58,12 @@ final class PipelineHarness: Sendable {
     ///
     /// - Parameters:
     ///   - worker: false leaves the worker out (a test starts its own, or a process).
+    ///   - database: a database to use (one a test stops and starts); a fresh one when nil.
     static func start(
         simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
         tune: (inout PipelineConfiguration) -> Void = { _ in },
-        worker startWorker: Bool = true
+        worker startWorker: Bool = true,
+        database: String? = nil
     ) async throws -> PipelineHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pipeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -80,7 +82,7 @@ final class PipelineHarness: Sendable {
         let caFile = directory.appendingPathComponent("simulator.pem").path
         try simulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
 
-        let url = try await TestDatabase.fresh()
+        let url = if let database { database } else { try await TestDatabase.fresh() }
         var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 6)
         poolConfiguration.acquireTimeout = .seconds(10)
         let pool = PostgresPool(configuration: poolConfiguration, logger: TestDatabase.quietLogger)

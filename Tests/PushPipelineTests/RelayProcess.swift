@@ -17,10 +17,16 @@ enum RelayProcess {
         process.standardError = FileHandle.nullDevice
         try process.run()
         guard let base else { return process }
-        try await poll(timeout: .seconds(60), interval: .milliseconds(50), "the relay to be ready") {
-            guard process.isRunning else { throw HarnessError("pushrelay serve exited \(process.terminationStatus)") }
-            let response = try? await URLSession.shared.data(from: URL(string: "\(base)/readyz")!).1
-            return (response as? HTTPURLResponse)?.statusCode == 200 ? true : nil
+        do {
+            try await poll(timeout: .seconds(60), interval: .milliseconds(50), "the relay to be ready") {
+                guard process.isRunning else { throw HarnessError("pushrelay serve exited \(process.terminationStatus)") }
+                let response = try? await URLSession.shared.data(from: URL(string: "\(base)/readyz")!).1
+                return (response as? HTTPURLResponse)?.statusCode == 200 ? true : nil
+            }
+        } catch {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            throw error
         }
         return process
     }
@@ -41,6 +47,7 @@ enum RelayProcess {
         throw HarnessError("pushrelay binary not found near \(directory.path); run `swift build` first")
     }
 
+    /// A TCP port on 127.0.0.1 that was free a moment ago.
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -59,8 +66,9 @@ enum RelayProcess {
 
 extension PipelineHarness {
     /// The environment of a `pushrelay serve` process sharing this harness's database,
-    /// simulator and pipeline tuning, with its API (if it runs one) on `port`.
-    func processEnvironment(port: Int) throws -> [String: String] {
+    /// simulator and pipeline tuning, with its API (if it runs one) on `port`; short leases
+    /// by default, so a killed process's chunks come back within seconds.
+    func processEnvironment(port: Int, leaseSeconds: Int = 2) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["PUSHRELAY_DATABASE_URL"] = databaseURL
         environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
@@ -71,7 +79,7 @@ extension PipelineHarness {
         environment["PUSHRELAY_APNS_PRODUCTION_URL"] = pipeline.productionURL.absoluteString
         environment["PUSHRELAY_APNS_SANDBOX_URL"] = pipeline.sandboxURL.absoluteString
         environment["PUSHRELAY_APNS_CA_FILE"] = pipeline.caFile
-        environment["PUSHRELAY_CHUNK_LEASE_SECONDS"] = "2"
+        environment["PUSHRELAY_CHUNK_LEASE_SECONDS"] = String(leaseSeconds)
         environment["PUSHRELAY_CHUNK_SIZE"] = String(pipeline.chunkSize)
         environment["PUSHRELAY_WORKER_SLOTS"] = String(pipeline.slots)
         environment["PUSHRELAY_WORKER_TARGETED_SLOTS"] = String(pipeline.targetedSlots)

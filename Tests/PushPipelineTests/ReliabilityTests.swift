@@ -6,55 +6,9 @@ import FoundationNetworking
 import PostgresStore
 import Testing
 
-/// Crash safety and lanes: the guarantees README states, under `make test` at reduced sizes
+/// Lanes: the fairness README states (crash safety is in FaultTests), under `make test` at reduced sizes
 /// and at the sizes with PUSHRELAY_PIPELINE_FULL=1.
 @Suite(.serialized) struct ReliabilityTests {
-    /// kill -9 of `pushrelay serve` mid-broadcast, then a restart: every device gets the
-    /// push; the only duplicates are devices that were in flight (at most slots × chunk
-    /// size), and each duplicate carries the collapse id derived from the msg_id.
-    @Test func killNineMidBroadcastLosesNothingAndDuplicatesCarryTheCollapseID() async throws {
-        let devices = PipelineHarness.full ? 50_000 : 10_000
-        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = 2 }, worker: false)
-        var processes: [Process] = []
-        do {
-            let port = try RelayProcess.freePort()
-            let base = "http://127.0.0.1:\(port)"
-            let environment = try relay.processEnvironment(port: port)
-            let first = try await RelayProcess.start(environment: environment, base: base)
-            processes.append(first)
-            let app = try await relay.createApp(base: base)
-            let tokens = try await relay.insertDevices(app, count: devices, prefix: "c0")
-            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "crash"]], base: base)
-            try await poll(timeout: .seconds(60), "a quarter of the broadcast") {
-                relay.simulator.stats.accepted >= devices / 4 ? true : nil
-            }
-            kill(first.processIdentifier, SIGKILL)
-            first.waitUntilExit()
-            let beforeCrash = relay.simulator.stats.accepted
-            #expect(beforeCrash < devices, "the broadcast was still running when killed")
-
-            let second = try await RelayProcess.start(environment: environment, base: base)
-            processes.append(second)
-            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(180))
-
-            #expect(message["state"] == "done")
-            #expect(try message.int("sent_count") == devices, "each device counted once")
-            let deliveries = relay.simulator.deliveries()
-            #expect(Set(deliveries.map(\.token)) == Set(tokens), "every device received the push")
-            let duplicates = deliveries.filter { $0.count > 1 }
-            let window = relay.pipeline.slots * relay.pipeline.chunkSize
-            #expect(duplicates.count <= window, "\(duplicates.count) duplicates; the in-flight window is \(window)")
-            #expect(duplicates.allSatisfy { $0.count == 2 && $0.collapseID == "pushrelay-\(msgID)" })
-            #expect(relay.simulator.stats.accepted == devices + duplicates.count)
-        } catch {
-            for process in processes where process.isRunning { process.terminate(); process.waitUntilExit() }
-            await relay.stop()
-            throw error
-        }
-        for process in processes where process.isRunning { process.terminate(); process.waitUntilExit() }
-        await relay.stop()
-    }
-
     /// One app's big broadcast fills the broadcast lane; another app's single-user push
     /// still reaches APNs at once (its own slots, its own lane).
     @Test func aTargetedPushIsFastWhileAnotherAppsBroadcastRuns() async throws {

@@ -1,0 +1,274 @@
+import APNSSimulator
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PostgresStore
+import PushPipeline
+import Testing
+
+/// The fault suite of `make reliability` (issue 8): each scenario sends a push, breaks
+/// something on the way, and checks what arrived at the simulator — every device, nothing
+/// lost, duplicates only inside the documented window — then records its figures.
+@Suite(.serialized) struct FaultTests {
+    /// Reduced sizes keep in-flight windows well below the audience, so the bound means something.
+    static func tuneSmallWindow(_ pipeline: inout PipelineConfiguration) {
+        if !FaultReport.full {
+            pipeline.chunkSize = 200
+            pipeline.slots = 4
+        }
+    }
+
+    /// SIGKILL of `pushrelay serve` several times during one broadcast, each at a moment
+    /// drawn from a fixed seed, restarted each time: every device gets the push; a device
+    /// gets a second copy only if it was in flight at a kill (at most slots × chunk size per
+    /// kill), and each copy carries the collapse id derived from the msg_id.
+    @Test func sigkillAtSeededMomentsDuringABroadcast() async throws {
+        let devices = FaultReport.full ? 100_000 : 6_000
+        let kills = FaultReport.full ? 5 : 3
+        var random = SeededGenerator(seed: 0x5EED_0008)
+        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = 2 }, tune: Self.tuneSmallWindow, worker: false)
+        let group = ProcessGroup()
+        try await cleaningUp(relay, group) {
+            let started = ContinuousClock.now
+            var node = try await group.start(relay)
+            let app = try await relay.createApp(base: node.base)
+            let tokens = try await relay.insertDevices(app, count: devices, prefix: "c0")
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "crash"]],
+                                                 base: node.base)
+            var killed = 0
+            for _ in 0..<kills {
+                let step = devices / (kills + 1)
+                let target = relay.simulator.stats.accepted + Int.random(in: step / 4...step, using: &random)
+                let reached = try await poll(timeout: .seconds(300), "the broadcast to move on") { () -> Bool? in
+                    if relay.simulator.stats.accepted >= target { return true }
+                    return try await relay.message(msgID)["state"] == "done" ? false : nil
+                }
+                guard reached else { break }
+                group.kill(node.process)
+                killed += 1
+                node = try await group.start(relay)
+            }
+            #expect(killed == kills, "the broadcast finished before every kill (\(killed) of \(kills))")
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(FaultReport.full ? 900 : 180))
+
+            #expect(message["state"] == "done")
+            #expect(try message.int("sent_count") == devices, "each device counted once")
+            let arrived = Arrivals(relay.simulator.deliveries(), tokens: tokens)
+            #expect(arrived.delivered == devices, "every device received the push")
+            let window = relay.pipeline.slots * relay.pipeline.chunkSize
+            #expect(arrived.duplicates <= killed * window, "\(arrived.duplicates) duplicates; \(killed) kills × window \(window)")
+            #expect(arrived.copies.allSatisfy { $0.count <= killed + 1 && $0.collapseID == "pushrelay-\(msgID)" })
+            FaultReport.record("SIGKILL ×\(killed) mid-broadcast", sent: devices, delivered: arrived.delivered,
+                               duplicates: arrived.duplicates, elapsed: ContinuousClock.now - started,
+                               notes: "window \(window)/kill; all copies carry the collapse id")
+        }
+    }
+
+    /// Two relay processes on one database; one is killed mid-broadcast. The other takes
+    /// back the dead one's chunks when their leases run out and finishes the broadcast; a
+    /// device is sent the push by both only if it was in the dead node's flight.
+    @Test func twoNodesOneKilledMidBroadcast() async throws {
+        let devices = FaultReport.full ? 100_000 : 6_000
+        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = 2 }, tune: Self.tuneSmallWindow, worker: false)
+        let group = ProcessGroup()
+        try await cleaningUp(relay, group) {
+            let started = ContinuousClock.now
+            let first = try await group.start(relay)
+            let second = try await group.start(relay)
+            let app = try await relay.createApp(base: first.base)
+            let tokens = try await relay.insertDevices(app, count: devices, prefix: "c1")
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "two"]],
+                                                 base: first.base)
+            try await poll(timeout: .seconds(300), "a third of the broadcast") {
+                relay.simulator.stats.accepted >= devices / 3 ? true : nil
+            }
+            group.kill(first.process)
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(FaultReport.full ? 900 : 180))
+
+            #expect(second.process.isRunning)
+            #expect(try message.int("sent_count") == devices)
+            let arrived = Arrivals(relay.simulator.deliveries(), tokens: tokens)
+            #expect(arrived.delivered == devices, "every device received the push")
+            let window = relay.pipeline.slots * relay.pipeline.chunkSize
+            #expect(arrived.duplicates <= window, "\(arrived.duplicates) duplicates; the dead node's window is \(window)")
+            #expect(arrived.copies.allSatisfy { $0.count == 2 && $0.collapseID == "pushrelay-\(msgID)" })
+            FaultReport.record("two nodes, one SIGKILLed", sent: devices, delivered: arrived.delivered,
+                               duplicates: arrived.duplicates, elapsed: ContinuousClock.now - started,
+                               notes: "window \(window)")
+        }
+    }
+
+    /// How the simulator misbehaves, one scenario each.
+    enum APNSFault: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case unavailable = "APNs: 30% 503"
+        case storm = "APNs: 429 storm (60%)"
+        case goaway = "APNs: GOAWAY every 100 streams"
+        case latency = "APNs: latency"
+        case reset = "APNs: connection reset every 150 streams"
+        case tlsRefused = "APNs: TLS handshakes fail"
+
+        var testDescription: String { rawValue }
+
+        func configure(_ simulator: inout APNSSimulatorConfiguration) {
+            simulator.seed = 8
+            switch self {
+            case .unavailable: simulator.rate503 = 0.3
+            case .storm: simulator.rate429 = 0.6
+            case .goaway: simulator.goawayAfter = 100
+            case .latency: simulator.latencyMilliseconds = FaultReport.full ? 2_000 : 500
+            case .reset: simulator.resetAfter = 150
+            case .tlsRefused: simulator.refuseTLSSeconds = FaultReport.full ? 60 : 3
+            }
+        }
+
+        /// Most attempts per device a backoff that works needs here (a hot loop makes far more).
+        var attemptsPerDevice: Double {
+            switch self {
+            case .unavailable: 2
+            case .storm: 4
+            case .goaway, .latency, .tlsRefused: 1.2
+            case .reset: 2
+            }
+        }
+    }
+
+    /// A misbehaving APNs: every deliverable push is delivered, none counted expired, and the
+    /// attempts the simulator saw stay near what the failure rate implies (backoff, no hot loop).
+    @Test(arguments: APNSFault.allCases) func apnsMisbehaving(_ fault: APNSFault) async throws {
+        let devices = FaultReport.full ? 20_000 : 1_000
+        let started = ContinuousClock.now
+        try await PipelineHarness.with(simulate: fault.configure) { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: devices, prefix: "a1")
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": fault.rawValue],
+                                                       "options": ["time_to_live": 3_600]])
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(FaultReport.full ? 900 : 120))
+            let expiresAt = try message.date("expires_at")
+
+            #expect(try message.int("sent_count") == devices)
+            #expect(try message.int("expired_count") == 0)
+            let deliveries = relay.simulator.deliveries()
+            let arrived = Arrivals(deliveries, tokens: tokens)
+            #expect(arrived.delivered == devices, "every device received the push")
+            #expect(deliveries.allSatisfy { Double($0.receivedAt) / 1000 <= expiresAt.timeIntervalSince1970 }, "within the TTL")
+            let stats = relay.simulator.stats
+            let attempts = stats.streams
+            #expect(Double(attempts) <= Double(devices) * fault.attemptsPerDevice, "\(attempts) attempts for \(devices) devices")
+            var notes = String(format: "%.2f attempts/device", Double(attempts) / Double(devices))
+            switch fault {
+            case .reset:
+                #expect(stats.resets > 0)
+                #expect(arrived.copies.allSatisfy { $0.collapseID == "pushrelay-\(msgID)" }, "re-sends carry the collapse id")
+                notes += ", \(stats.resets) resets"
+            case .tlsRefused:
+                // Reconnecting backs off too: a few handshakes a second at most, not a loop.
+                let seconds = FaultReport.full ? 60 : 3
+                #expect(stats.refusedHandshakes > 0 && stats.refusedHandshakes <= seconds * 10, "\(stats.refusedHandshakes) handshakes refused")
+                notes += ", \(stats.refusedHandshakes) handshakes refused in \(seconds) s"
+            case .goaway:
+                notes += ", \(stats.goaways) GOAWAYs"
+            case .latency:
+                notes += ", \(relay.simulator.configuration.latencyMilliseconds) ms per answer"
+            default:
+                notes += ", \(stats.rejectedTotal) rejected"
+            }
+            FaultReport.record(fault.rawValue, sent: devices, delivered: arrived.delivered, duplicates: arrived.duplicates,
+                               elapsed: ContinuousClock.now - started, notes: notes)
+        }
+    }
+
+    /// APNs answers nothing but 503 and the push has a short TTL: every device is counted
+    /// expired once the TTL is over, nothing is sent after it, and the attempts in between
+    /// follow the backoff (a handful per device, not a hot loop).
+    @Test func undeliverablePushesExpireWithBackoff() async throws {
+        let devices = FaultReport.full ? 2_000 : 200
+        let ttl = FaultReport.full ? 10 : 3
+        let started = ContinuousClock.now
+        try await PipelineHarness.with(simulate: { $0.rate503 = 1 }) { relay in
+            let app = try await relay.createApp()
+            try await relay.insertDevices(app, count: devices, prefix: "e1")
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "late"],
+                                                       "options": ["time_to_live": ttl]])
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(ttl + 60))
+            let finishedAt = try message.date("finished_at")
+            let expiresAt = try message.date("expires_at")
+
+            #expect(try message.int("expired_count") == devices)
+            #expect(try message.int("sent_count") == 0)
+            #expect(finishedAt.timeIntervalSince(expiresAt) < 5, "counted expired soon after the TTL")
+            let attempts = relay.simulator.stats.streams
+            let perDevice = Double(attempts) / Double(devices)
+            // Backoff from 100 ms doubling to a 10 s cap: about log2(ttl / 0.1) + ttl / 10 tries.
+            #expect(perDevice >= 2, "it did retry")
+            #expect(perDevice <= Double(ttl) + 8, "\(perDevice) attempts per device in \(ttl) s")
+            try await Task.sleep(for: .seconds(1))
+            #expect(relay.simulator.stats.streams == attempts, "no attempt after the message finished")
+            FaultReport.record("APNs: only 503, TTL \(ttl) s", sent: devices, delivered: 0, duplicates: 0, expired: devices,
+                               elapsed: ContinuousClock.now - started,
+                               notes: String(format: "expired as counted; %.1f attempts/device", perDevice))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func cleaningUp(_ relay: PipelineHarness, _ group: ProcessGroup, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            group.stopAll()
+            await relay.stop()
+            throw error
+        }
+        group.stopAll()
+        await relay.stop()
+    }
+}
+
+/// What the simulator recorded for a set of tokens: how many got the push, and the copies
+/// beyond the first.
+struct Arrivals {
+    let delivered: Int
+    let duplicates: Int
+    /// The tokens that got more than one copy.
+    let copies: [APNSDelivery]
+
+    init(_ deliveries: [APNSDelivery], tokens: [String]) {
+        let wanted = Set(tokens)
+        let ours = deliveries.filter { wanted.contains($0.token) }
+        delivered = Set(ours.map(\.token)).count
+        copies = ours.filter { $0.count > 1 }
+        duplicates = copies.reduce(0) { $0 + $1.count - 1 }
+    }
+}
+
+/// Relay processes a test started; killed or terminated by the test, never left behind.
+final class ProcessGroup {
+    struct Node {
+        let process: Process
+        let base: String
+    }
+
+    private var processes: [Process] = []
+
+    /// Starts `pushrelay serve` on a fresh port and waits until it is ready.
+    func start(_ relay: PipelineHarness) async throws -> Node {
+        let port = try RelayProcess.freePort()
+        let base = "http://127.0.0.1:\(port)"
+        let process = try await RelayProcess.start(environment: relay.processEnvironment(port: port), base: base)
+        processes.append(process)
+        return Node(process: process, base: base)
+    }
+
+    func kill(_ process: Process) {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func stopAll() {
+        for process in processes where process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
