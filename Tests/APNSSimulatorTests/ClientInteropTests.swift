@@ -398,7 +398,18 @@ struct ClientInteropTests {
         try await Self.poll { first.simulator.stats.accepted >= 1000 }
         await first.simulator.shutdown()
         try await Self.poll { client.statistics.connectionFailures >= 1 }  // reconnecting to a closed port
-        let second = try fixture.simulator(port: first.port, certificateAndKey: pair) { $0.maxRecordedTokens = count }
+        // The old listener's port may take a moment to be free again on a loaded machine:
+        // retry the start (bounded) rather than leave the burst waiting for a server forever.
+        var restarted: Simulator?
+        let deadline = Date().addingTimeInterval(20)
+        while restarted == nil {
+            do {
+                restarted = try fixture.simulator(port: first.port, certificateAndKey: pair) { $0.maxRecordedTokens = count }
+            } catch where Date() < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let second = restarted!
         let (returns, results) = await outcome
         #expect(returns.allSatisfy { $0 == 1 }, "every send returned exactly once")
         let failures = Set(results.filter { !Self.isAccepted($0) }.map { "\($0)" })
