@@ -57,6 +57,9 @@ enum ServeCommand {
                     logger: logger, authCacheTTL: .seconds(environment.configuration.authCacheSeconds))
                 dependencies.chunkSize = pipeline.chunkSize
                 dependencies.timeZone = environment.configuration.timeZone
+                dependencies.rateLimits = RateLimitSettings(
+                    defaultPerMinute: environment.configuration.rateLimitPerMinute,
+                    authFailuresPerMinute: environment.configuration.authFailuresPerMinute)
                 let configuration = environment.configuration
                 var serverConfiguration = HTTPServerConfiguration()
                 serverConfiguration.host = configuration.listenHost
