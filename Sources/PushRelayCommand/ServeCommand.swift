@@ -66,6 +66,10 @@ enum ServeCommand {
                 serverConfiguration.port = configuration.listenPort
                 serverConfiguration.threads = configuration.threads
                 serverConfiguration.maxBodySize = configuration.maxBodySize
+                if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+                    serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
+                    dependencies.servesTLS = true
+                }
                 let api = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
                 _ = try api.start()
                 server = api

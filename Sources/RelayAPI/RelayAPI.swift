@@ -24,6 +24,8 @@ public struct RelayAPIDependencies: Sendable {
     public var metrics: MetricsRegistry = .shared
     /// The per-app request limit and the per-address limit on failed authentications.
     public var rateLimits = RateLimitSettings()
+    /// The API listener speaks HTTPS itself: dashboard cookies are marked `Secure`.
+    public var servesTLS = false
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
