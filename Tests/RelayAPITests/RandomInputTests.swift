@@ -83,6 +83,49 @@ import Testing
         return value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
     }
 
+    /// One request: a route with random segments, maybe a query, headers, a mutated body.
+    static func makeCase(_ rng: inout Seeded, auth: String) -> (String, String, HTTPHeaders, [UInt8]) {
+        let (method, pattern) = routes.randomElement(using: &rng)!
+        var path = pattern
+        for name in ["{rid}", "{tag}", "{alias}", "{msg}", "{id}"] where path.contains(name) {
+            path = path.replacingOccurrences(of: name, with: segment(&rng))
+        }
+        var uri = path
+        if Bool.random(using: &rng) {
+            let keys = ["msg_ids", "count", "type", "page", "time_unit", "start", "duration", "platform"]
+            uri += "?" + (0..<Int.random(in: 1...3, using: &rng)).map { _ in
+                "\(keys.randomElement(using: &rng)!)=\(segment(&rng))"
+            }.joined(separator: "&")
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Authorization", value: Int.random(in: 0..<20, using: &rng) == 0 ? "Basic " + segment(&rng) : auth)
+        if Bool.random(using: &rng) { headers.add(name: "Content-Type", value: ["application/json", "text/plain", "", "application/json; charset=utf-16"].randomElement(using: &rng)!) }
+        if Int.random(in: 0..<10, using: &rng) == 0 { headers.add(name: "X-Request-Id", value: segment(&rng)) }
+        let body = method == "GET" || method == "DELETE" ? [] : mutate(Array(seeds.randomElement(using: &rng)!.utf8), &rng)
+        return (method, uri, headers, body)
+    }
+
+    /// A smaller run of the same cases over a real socket, through libevent's parser.
+    @Test(.timeLimit(.minutes(3))) func overASocketToo() async throws {
+        try await RelayHarness.with(rateLimits: .init(defaultPerMinute: 1_000_000_000, authFailuresPerMinute: 1_000_000_000)) { relay in
+            let app = try await relay.createApp("fuzz socket")
+            let auth = "Basic " + Data("\(app.key):\(app.secret)".utf8).base64EncodedString()
+            var rng = Seeded(state: 20_261_131)
+            var statuses: [Int: Int] = [:]
+            for index in 0..<Self.cases / 20 {
+                let (method, uri, headers, body) = Self.makeCase(&rng, auth: auth)
+                var fields: [String: String] = [:]
+                for name in ["Authorization", "Content-Type", "X-Request-Id"] { if let value = headers[name] { fields[name] = value } }
+                guard URL(string: "http://127.0.0.1:\(relay.port)\(uri)") != nil else { continue }
+                let reply = try await relay.request(method, uri, auth: .none, body: body.isEmpty ? nil : Data(body), headers: fields)
+                statuses[reply.status, default: 0] += 1
+                #expect(reply.status < 500, "case \(index): \(method) \(uri) → \(reply.status) \(String(decoding: reply.body, as: UTF8.self))")
+            }
+            print("random input over a socket: \(Self.cases / 20) cases, statuses \(statuses.sorted { $0.key < $1.key })")
+            #expect(try await relay.request("GET", "/healthz", auth: .none).status == 200, "still serving")
+        }
+    }
+
     @Test(.timeLimit(.minutes(5))) func noCrashNoHangNo5xx() async throws {
         try await RelayHarness.with(rateLimits: .init(defaultPerMinute: 1_000_000_000, authFailuresPerMinute: 1_000_000_000)) { relay in
             let app = try await relay.createApp("fuzz")
@@ -91,23 +134,7 @@ import Testing
             var statuses: [Int: Int] = [:]
             var unparsable = 0
             for index in 0..<Self.cases {
-                let (method, pattern) = Self.routes.randomElement(using: &rng)!
-                var path = pattern
-                for name in ["{rid}", "{tag}", "{alias}", "{msg}", "{id}"] where path.contains(name) {
-                    path = path.replacingOccurrences(of: name, with: Self.segment(&rng))
-                }
-                var uri = path
-                if Bool.random(using: &rng) {
-                    let keys = ["msg_ids", "count", "type", "page", "time_unit", "start", "duration", "platform"]
-                    uri += "?" + (0..<Int.random(in: 1...3, using: &rng)).map { _ in
-                        "\(keys.randomElement(using: &rng)!)=\(Self.segment(&rng))"
-                    }.joined(separator: "&")
-                }
-                var headers = HTTPHeaders()
-                headers.add(name: "Authorization", value: Int.random(in: 0..<20, using: &rng) == 0 ? "Basic " + Self.segment(&rng) : auth)
-                if Bool.random(using: &rng) { headers.add(name: "Content-Type", value: ["application/json", "text/plain", "", "application/json; charset=utf-16"].randomElement(using: &rng)!) }
-                if Int.random(in: 0..<10, using: &rng) == 0 { headers.add(name: "X-Request-Id", value: Self.segment(&rng)) }
-                let body = method == "GET" || method == "DELETE" ? [] : Self.mutate(Array(Self.seeds.randomElement(using: &rng)!.utf8), &rng)
+                let (method, uri, headers, body) = Self.makeCase(&rng, auth: auth)
                 let request: HTTPRequest
                 do {
                     request = try HTTPRequest(method: method, uri: uri, headers: headers, body: body, remoteAddress: "127.0.0.1:1")
