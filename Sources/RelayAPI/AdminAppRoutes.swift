@@ -21,8 +21,9 @@ struct AdminAppRoutes: Sendable {
         router.add("POST", "/admin/v1/apps", context.adminHandler { request, _ in
             let body = try JSONObjectReader(request.body)
             try body.rejectUnknownKeys(allowed: ["name"])
-            let name = try body.string("name").trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.utf8.count <= 255 else {
+            let rawName = try body.string("name")
+            let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.utf8.count <= 255, rawName.count <= 255 else {
                 throw JPushError.illegalValue("name must be 1 to 255 bytes of text")
             }
             let secret = SecureRandom.hex(12)

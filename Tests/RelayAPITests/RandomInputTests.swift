@@ -105,6 +105,18 @@ import Testing
         return (method, uri, headers, body)
     }
 
+    /// Found by schemathesis: a NUL in a query value reached PostgreSQL (500); names longer
+    /// than the spec's 255 characters were accepted once trimmed.
+    @Test func nulBytesAndOverlongNamesAre400() async throws {
+        try await RelayHarness.with { relay in
+            let messages = try await relay.request("GET", "/admin/v1/messages?app_key=%00")
+            let stats = try await relay.request("GET", "/admin/v1/stats?app_key=a%00b")
+            let padded = "x" + String(repeating: "\u{a0}", count: 300)
+            let app = try await relay.request("POST", "/admin/v1/apps", json: ["name": padded])
+            #expect(messages.status == 400 && stats.status == 400 && app.status == 400)
+        }
+    }
+
     /// A smaller run of the same cases over a real socket, through libevent's parser.
     @Test(.timeLimit(.minutes(3))) func overASocketToo() async throws {
         try await RelayHarness.with(rateLimits: .init(defaultPerMinute: 1_000_000_000, authFailuresPerMinute: 1_000_000_000)) { relay in

@@ -47,6 +47,8 @@ import Testing
                              "--generation-deterministic", "--no-color", "--workers", "2", "--request-timeout", "10",
                              "--report", "ndjson", "--report-ndjson-path", report.path,
                              "--continue-on-failure", "--output-truncate", "false"] + arguments
+        // Its example cache (.schemathesis/) goes to the scratch directory, not the checkout.
+        process.currentDirectoryURL = reportDirectory
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
