@@ -11,7 +11,7 @@ SWIFT ?= swift
 PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata \
 	nghttp2-client nghttp2-server wrk python3 python3-pip chromium
 
-.PHONY: all deps jpush-sdk build release run test reliability bench bench-apns bench-devices bench-fanout clean
+.PHONY: all deps jpush-sdk schemathesis build release run test reliability bench bench-apns bench-devices bench-fanout clean
 
 all: build
 
@@ -22,6 +22,11 @@ deps:
 jpush-sdk: deps
 	@python3 -c 'import jpush' 2>/dev/null || python3 -m pip install --quiet jpush 2>/dev/null \
 	  || python3 -m pip install --quiet --break-system-packages jpush
+
+# schemathesis (`st`), which the spec-conformance test runs against openapi.yaml and a live relay.
+schemathesis: deps
+	@command -v st >/dev/null 2>&1 || python3 -m pip install --quiet schemathesis 2>/dev/null \
+	  || python3 -m pip install --quiet --break-system-packages schemathesis
 
 build: deps
 	$(SWIFT) build
@@ -35,7 +40,7 @@ run: release
 	scripts/run.sh
 
 # Every test, against a throwaway PostgreSQL cluster.
-test: deps jpush-sdk
+test: deps jpush-sdk schemathesis
 	$(SWIFT) build --build-tests
 	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
 

@@ -31,9 +31,13 @@ struct ErrorPage: Sendable {
         let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
         let statusLine = lines.first.map(String.init) ?? ""
         let statusParts = statusLine.split(separator: " ", maxSplits: 2)
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+        guard statusParts.count >= 2, let libeventStatus = Int(statusParts[1]) else {
             return .keep(status: 0)
         }
+        // libevent answers 501 to a method it does not know or we did not enable (QUERY,
+        // CONNECT): for the client that is a method this server does not allow, and no 5xx.
+        let status = libeventStatus == 501 ? 405 : libeventStatus
+        let reason = libeventStatus == 501 ? "Method Not Allowed" : (statusParts.count > 2 ? String(statusParts[2]) : "")
         guard status >= 400 else { return .keep(status: status) }
         let connectionClose = lines.dropFirst().contains { line in
             guard let colon = line.firstIndex(of: ":") else { return false }
@@ -42,7 +46,7 @@ struct ErrorPage: Sendable {
         }
 
         let body = error(for: status).body
-        var replacement = "\(statusParts[0]) \(status) \(statusParts.count > 2 ? statusParts[2] : "")\r\n"
+        var replacement = "\(statusParts[0]) \(status) \(reason)\r\n"
         replacement += "Content-Type: application/json\r\n"
         replacement += "Content-Length: \(body.count)\r\n"
         replacement += "X-Request-Id: \(requestID)\r\n"
@@ -55,7 +59,7 @@ struct ErrorPage: Sendable {
         switch status {
         case 413: .bodyTooLarge("request body exceeds \(maxBodySize) bytes")
         case 400: .illegalValue("malformed HTTP request")
-        case 405, 501: JPushError(status: status, code: 1001, message: "method not supported")
+        case 405: JPushError(status: status, code: 1001, message: "method not supported")
         default: JPushError(status: status, code: 1000, message: "request rejected")
         }
     }

@@ -32,6 +32,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private let context: ServerContext
+    /// Set when the listener speaks HTTPS; read from the loop's own thread.
+    var tls: ServerTLSContext? { try? context.tls?.get() }
     private let base: OpaquePointer
     private let http: OpaquePointer
     private var wake: OpaquePointer?

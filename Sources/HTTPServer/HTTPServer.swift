@@ -28,6 +28,7 @@ public final class HTTPServer: Sendable {
         Self.prepareProcess
         return try state.withLock { state throws(HTTPServerError) -> Int in
             guard case .idle = state else { throw .alreadyStarted }
+            if case .failure(let error)? = context.tls { throw error }
             let configuration = context.configuration
             var address = try SocketAddress(host: configuration.host, port: configuration.port)
             if configuration.port != 0, address.isInUse() {

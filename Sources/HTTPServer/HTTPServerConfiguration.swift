@@ -11,6 +11,19 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodySize: Int = 1 << 20
     /// Past this many requests awaiting their handler, new ones are answered 503 (code 1030) at once.
     public var maxRequestsInFlight: Int = 10_000
+    /// PEM files of the certificate (chain) and its private key; set, the listener speaks
+    /// HTTPS only.
+    public var tls: TLSFiles?
+
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificatePath: String
+        public var keyPath: String
+
+        public init(certificatePath: String, keyPath: String) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+        }
+    }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080,

@@ -15,7 +15,17 @@ func httpRequestCallback(_ request: UnsafeMutablePointer<evhttp_request>?, _ arg
 
 /// Creates each accepted connection's bufferevent, so its output can be watched.
 func httpBuffereventCallback(_ base: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) -> OpaquePointer? {
-    guard let bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+    let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
+    let made: OpaquePointer?
+    if let tls = loop(arg).tls {
+        // The TLS bufferevent owns the SSL (freed with it); evhttp reads and writes plaintext.
+        guard let ssl = tls.makeConnection() else { return nil }
+        made = bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, options)
+        if made == nil { SSL_free(ssl) }
+    } else {
+        made = bufferevent_socket_new(base, -1, options)
+    }
+    guard let bufferevent = made else { return nil }
     if let output = bufferevent_get_output(bufferevent) {
         loop(arg).connectionOpened(output: output)
         evbuffer_add_cb(output, httpOutputCallback, arg)

@@ -58,11 +58,19 @@ public struct Router: HTTPResponder {
     func decide(method: String, path: String) -> Decision {
         let segments = RoutePattern.segments(of: path)
         var best: (route: Route, parameters: [String: String])?
+        // `Allow` names the methods of the most specific pattern the path fits: "/v3/devices/import"
+        // allows POST, not the GET of "/v3/devices/{registration_id}" it also fits.
+        var allowedPattern: RoutePattern?
         var allowed: Set<String> = []
         for methodToTry in method == "HEAD" ? ["HEAD", "GET"] : [method] {
             for route in routes {
                 guard let parameters = route.pattern.match(segments) else { continue }
-                allowed.insert(route.method)
+                if allowedPattern == nil || route.pattern.isMoreSpecific(than: allowedPattern!) {
+                    allowedPattern = route.pattern
+                    allowed = [route.method]
+                } else if route.pattern == allowedPattern {
+                    allowed.insert(route.method)
+                }
                 guard route.method == methodToTry else { continue }
                 if best == nil || route.pattern.isMoreSpecific(than: best!.route.pattern) {
                     best = (route, parameters)

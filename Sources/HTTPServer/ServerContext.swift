@@ -8,6 +8,8 @@ final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let errorPage: ErrorPage
+    /// The TLS context when the configuration names certificate files; its loading error otherwise.
+    let tls: Result<ServerTLSContext, HTTPServerError>?
     /// Requests handed to the responder whose reply has not come back yet.
     let inFlight = Atomic<Int>(0)
 
@@ -16,6 +18,7 @@ final class ServerContext: Sendable {
         self.responder = responder
         self.logger = logger
         self.errorPage = ErrorPage(maxBodySize: configuration.maxBodySize)
+        self.tls = configuration.tls.map { files in Result { () throws(HTTPServerError) in try ServerTLSContext(files) } }
     }
 
     /// Claims a slot for one more request, or returns false when the bound is reached.

@@ -85,12 +85,19 @@ enum ServeCommand {
                     logger: logger, authCacheTTL: .seconds(environment.configuration.authCacheSeconds))
                 dependencies.chunkSize = pipeline.chunkSize
                 dependencies.timeZone = environment.configuration.timeZone
+                dependencies.rateLimits = RateLimitSettings(
+                    defaultPerMinute: environment.configuration.rateLimitPerMinute,
+                    authFailuresPerMinute: environment.configuration.authFailuresPerMinute)
                 let configuration = environment.configuration
                 var serverConfiguration = HTTPServerConfiguration()
                 serverConfiguration.host = configuration.listenHost
                 serverConfiguration.port = configuration.listenPort
                 serverConfiguration.threads = configuration.threads
                 serverConfiguration.maxBodySize = configuration.maxBodySize
+                if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+                    serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
+                    dependencies.servesTLS = true
+                }
                 let api = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
                 _ = try api.start()
                 server = api

@@ -21,8 +21,9 @@ struct AdminAppRoutes: Sendable {
         router.add("POST", "/admin/v1/apps", context.adminHandler { request, _ in
             let body = try JSONObjectReader(request.body)
             try body.rejectUnknownKeys(allowed: ["name"])
-            let name = try body.string("name").trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.utf8.count <= 255 else {
+            let rawName = try body.string("name")
+            let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.utf8.count <= 255, rawName.count <= 255 else {
                 throw JPushError.illegalValue("name must be 1 to 255 bytes of text")
             }
             let secret = SecureRandom.hex(12)
@@ -66,6 +67,30 @@ struct AdminAppRoutes: Sendable {
             var json = record.json
             json["master_secret"] = secret
             return jsonResponse(200, json)
+        })
+
+        registerRateLimit(in: &router)
+    }
+
+    /// `PUT /admin/v1/apps/{app_key}/rate_limit` with `{"per_minute": n}`; null or absent restores the default.
+    private func registerRateLimit(in router: inout Router) {
+        let pool = context.dependencies.pool
+        let authenticator = context.appAuthenticator
+        let defaultLimit = context.dependencies.rateLimits.defaultPerMinute
+        router.add("PUT", "/admin/v1/apps/{app_key}/rate_limit", context.adminHandler { request, parameters in
+            let appKey = parameters["app_key"] ?? ""
+            let body = try JSONObjectReader(request.body)
+            try body.rejectUnknownKeys(allowed: ["per_minute"])
+            let perMinute = try body.optionalInt("per_minute").map(Int.init)
+            if let perMinute, !(1...1_000_000_000).contains(perMinute) {
+                throw JPushError.illegalValue("per_minute must be from 1 to 1000000000, or null for the default")
+            }
+            let rows = try await pool.query(
+                "UPDATE apps SET rate_limit_per_minute = $2 WHERE app_key = $1 RETURNING app_key",
+                [appKey, perMinute.map(String.init)])
+            guard !rows.isEmpty else { throw Self.appNotFound(appKey) }
+            authenticator.forget(appKey: appKey)
+            return jsonResponse(200, ["app_key": appKey, "per_minute": perMinute ?? defaultLimit, "default": perMinute == nil])
         })
     }
 

@@ -8,6 +8,8 @@ import Synchronization
 public struct AuthenticatedApp: Sendable, Equatable {
     public var id: Int64
     public var appKey: String
+    /// The app's own requests per minute; nil takes the relay's default.
+    public var rateLimitPerMinute: Int?
 }
 
 /// Checks `Basic app_key:master_secret` against the stored slow hash.
@@ -43,10 +45,11 @@ final class AppAuthenticator: Sendable {
               AppKey.isWellFormed(credentials.user), !credentials.password.isEmpty else {
             throw failure
         }
-        let rows = try await pool.query("SELECT id, secret_hash FROM apps WHERE app_key = $1", [credentials.user])
+        let rows = try await pool.query("SELECT id, secret_hash, rate_limit_per_minute FROM apps WHERE app_key = $1", [credentials.user])
         guard let row = rows.first else { throw failure }
         let appID = Int64(try row.int("id"))
         let storedHash = try row.string("secret_hash")
+        let rateLimit = row["rate_limit_per_minute"].flatMap { Int($0) }
         let digest = Digest.sha256(Array(credentials.password.utf8))
         let now = ContinuousClock.now
 
@@ -64,7 +67,7 @@ final class AppAuthenticator: Sendable {
                 entries[credentials.user] = Verified(appID: appID, storedHash: storedHash, presentedDigest: digest, at: now)
             }
         }
-        return AuthenticatedApp(id: appID, appKey: credentials.user)
+        return AuthenticatedApp(id: appID, appKey: credentials.user, rateLimitPerMinute: rateLimit)
     }
 
     /// Drops what is cached for an app whose secret changed or which was deleted.

@@ -22,6 +22,10 @@ public struct RelayAPIDependencies: Sendable {
     public var clock: @Sendable () -> Date = { Date() }
     /// Where requests and accepted pushes are counted, and what `/metrics` shows.
     public var metrics: MetricsRegistry = .shared
+    /// The per-app request limit and the per-address limit on failed authentications.
+    public var rateLimits = RateLimitSettings()
+    /// The API listener speaks HTTPS itself: dashboard cookies are marked `Secure`.
+    public var servesTLS = false
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -65,6 +69,7 @@ struct RouteContext: Sendable {
     let appAuthenticator: AppAuthenticator
     let slowWork: SlowWork
     let messages: MessageStore
+    let rateLimiter: RateLimiter
 
     var logger: Logger { dependencies.logger }
 
@@ -75,6 +80,7 @@ struct RouteContext: Sendable {
         admin = AdminAuthorizer(token: dependencies.adminToken)
         slowWork = SlowWork()
         messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize)
+        rateLimiter = RateLimiter(settings: dependencies.rateLimits, clock: dependencies.clock)
         appAuthenticator = AppAuthenticator(pool: dependencies.pool, slowWork: slowWork, cacheTTL: dependencies.authCacheTTL)
     }
 
@@ -89,14 +95,41 @@ struct RouteContext: Sendable {
 
     /// A `/v3` route: Basic `app_key:master_secret` is checked first; `failure` is the 401 in
     /// the route family's code.
+    ///
+    /// A client address past its failed authentications this minute is answered 429/2002
+    /// before its credentials are checked. An authenticated request counts against its app's
+    /// limit (429/2002 past it), and its response carries the `X-Rate-Limit-*` headers.
     func appHandler(
         failure: JPushError = .authenticationFailed("authentication failed: Basic app_key:master_secret required"),
         _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
     ) -> Router.Handler {
         let authenticator = appAuthenticator
-        return handler(logger) { request, parameters in
-            let app = try await authenticator.authenticate(request.headers["authorization"], failure: failure)
-            return try await body(request, parameters, app)
+        let limiter = rateLimiter
+        let logger = logger
+        return { request, parameters in
+            guard limiter.mayAuthenticate(address: request.remoteAddress) else {
+                return .error(RateLimiter.tooManyFailures())
+            }
+            let app: AuthenticatedApp
+            do {
+                app = try await authenticator.authenticate(request.headers["authorization"], failure: failure)
+            } catch {
+                if let refused = error as? JPushError, refused == failure {
+                    limiter.recordAuthenticationFailure(address: request.remoteAddress)
+                }
+                return .error(jpushError(for: error, logger: logger.with(["request_id": request.requestID])))
+            }
+            let decision = limiter.takeRequest(appKey: app.appKey, limit: app.rateLimitPerMinute)
+            var response: HTTPResponse
+            if decision.allowed {
+                response = await handler(logger) { request, parameters in
+                    try await body(request, parameters, app)
+                }(request, parameters)
+            } else {
+                response = .error(RateLimiter.tooManyRequests())
+            }
+            response.addRateLimitHeaders(decision)
+            return response
         }
     }
 }

@@ -29,6 +29,9 @@ func jpushError(for error: any Error, logger: Logger) -> JPushError {
     switch error {
     case let error as JPushError:
         return error
+    case PostgresError.protocolViolation(let reason) where reason.hasSuffix("contains a NUL byte"):
+        // PostgreSQL text cannot hold NUL: input a route passed on unchecked, so the client's fault.
+        return .illegalValue("text parameters must not contain NUL (\\u0000)")
     case PostgresError.unavailable(let reason):
         logger.warning("database unavailable", ["reason": reason])
         return .storageUnavailable()

@@ -28,6 +28,13 @@ public struct RelayConfiguration: Sendable, Equatable {
     /// How late a scheduled occurrence may still be sent after downtime; older ones are
     /// recorded as missed.
     public var scheduleGraceSeconds: Int = 600
+    /// `/v3` requests per minute per app key, for apps the admin API gave no limit of their own.
+    public var rateLimitPerMinute: Int = 600_000
+    /// Failed authentications per minute per client address before it is answered 429 unchecked.
+    public var authFailuresPerMinute: Int = 60
+    /// PEM certificate (chain) and key for HTTPS on the API listener; both or neither.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
 
     public init() {}
 
@@ -53,6 +60,10 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_APNS_CA_FILE", "PEM CA file trusted for APNs besides the system CAs (e.g. the simulator's certificate)"),
         ("PUSHRELAY_TIME_ZONE", "IANA zone of schedule triggers without time_zone (default UTC)"),
         ("PUSHRELAY_SCHEDULE_GRACE_SECONDS", "how late a scheduled push missed during downtime may still be sent (default 600)"),
+        ("PUSHRELAY_RATE_LIMIT_PER_MINUTE", "/v3 requests per minute per app key, unless set per app through the admin API (default 600000)"),
+        ("PUSHRELAY_TLS_CERT", "PEM certificate (chain) for HTTPS on the API listener; with PUSHRELAY_TLS_KEY (default: plain HTTP)"),
+        ("PUSHRELAY_TLS_KEY", "PEM private key of PUSHRELAY_TLS_CERT"),
+        ("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", "failed authentications per minute per client address before 429 (default 60)"),
     ]
 
     public static func parse(_ environment: [String: String]) throws(Error) -> RelayConfiguration {
@@ -110,6 +121,17 @@ public struct RelayConfiguration: Sendable, Equatable {
                 throw Error(description: "PUSHRELAY_SCHEDULE_GRACE_SECONDS must be a whole number from 0 to 604800, got \"\(raw)\"")
             }
             configuration.scheduleGraceSeconds = seconds
+        }
+        if let raw = value("PUSHRELAY_RATE_LIMIT_PER_MINUTE") {
+            configuration.rateLimitPerMinute = try positive("PUSHRELAY_RATE_LIMIT_PER_MINUTE", raw, max: 1_000_000_000)
+        }
+        if let raw = value("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE") {
+            configuration.authFailuresPerMinute = try positive("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", raw, max: 1_000_000_000)
+        }
+        configuration.tlsCertificatePath = value("PUSHRELAY_TLS_CERT")
+        configuration.tlsKeyPath = value("PUSHRELAY_TLS_KEY")
+        guard (configuration.tlsCertificatePath == nil) == (configuration.tlsKeyPath == nil) else {
+            throw Error(description: "PUSHRELAY_TLS_CERT and PUSHRELAY_TLS_KEY go together: set both or neither")
         }
         return configuration
     }

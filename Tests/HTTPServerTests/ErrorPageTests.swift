@@ -56,7 +56,7 @@ struct ErrorPageTests {
         #expect(page.examine(Array("HTTP/1.1 413 Request Entity Too Large\r\nContent-Le".utf8), requestID: "r") == .incomplete)
         #expect(page.examine(headOnly, requestID: "r") == page.examine(full, requestID: "r"))
         let noLength = "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n"
-        guard case .replace(501, let bytes) = page.examine(Array(noLength.utf8), requestID: "r") else {
+        guard case .replace(405, let bytes) = page.examine(Array(noLength.utf8), requestID: "r") else {
             Issue.record("expected a replacement")
             return
         }

@@ -63,7 +63,8 @@ final class PipelineHarness: Sendable {
         simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
         tune: (inout PipelineConfiguration) -> Void = { _ in },
         worker startWorker: Bool = true,
-        database: String? = nil
+        database: String? = nil,
+        logger: Logger = TestDatabase.quietLogger
     ) async throws -> PipelineHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pipeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -85,8 +86,8 @@ final class PipelineHarness: Sendable {
         let url = if let database { database } else { try await TestDatabase.fresh() }
         var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 6)
         poolConfiguration.acquireTimeout = .seconds(10)
-        let pool = PostgresPool(configuration: poolConfiguration, logger: TestDatabase.quietLogger)
-        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
+        let pool = PostgresPool(configuration: poolConfiguration, logger: logger)
+        _ = try await Migrator.migrate(pool, logger: logger)
         let box = try SecretBox(key: SecureRandom.bytes(32))
 
         var pipeline = PipelineConfiguration()
@@ -96,18 +97,18 @@ final class PipelineHarness: Sendable {
         pipeline.pollInterval = .milliseconds(500)
         tune(&pipeline)
 
-        var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken, logger: TestDatabase.quietLogger)
+        var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken, logger: logger)
         dependencies.chunkSize = pipeline.chunkSize
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.port = 0
         serverConfiguration.threads = 2
-        let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: TestDatabase.quietLogger)
+        let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
         let port = try server.start()
 
         var worker: PushWorker?
         var workerTask: Task<Void, Never>?
         if startWorker {
-            let made = PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: TestDatabase.quietLogger)
+            let made = PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: logger)
             worker = made
             workerTask = Task { await made.run() }
         }
@@ -119,9 +120,10 @@ final class PipelineHarness: Sendable {
     static func with(
         simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
         tune: (inout PipelineConfiguration) -> Void = { _ in },
+        logger: Logger = TestDatabase.quietLogger,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
-        let harness = try await start(simulate: simulate, tune: tune)
+        let harness = try await start(simulate: simulate, tune: tune, logger: logger)
         do {
             try await body(harness)
         } catch {

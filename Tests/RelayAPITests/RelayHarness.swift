@@ -27,7 +27,9 @@ final class RelayHarness: Sendable {
         self.router = router
     }
 
-    static func start(connectionString: String? = nil, maxBodySize: Int = 1 << 20) async throws -> RelayHarness {
+    static func start(connectionString: String? = nil, maxBodySize: Int = 1 << 20,
+                      rateLimits: RateLimitSettings = RateLimitSettings(),
+                      logger: Logger = TestDatabase.quietLogger) async throws -> RelayHarness {
         let url: String
         if let connectionString { url = connectionString } else { url = try await TestDatabase.fresh() }
         var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 4)
@@ -35,21 +37,24 @@ final class RelayHarness: Sendable {
         let pool = PostgresPool(configuration: poolConfiguration, logger: TestDatabase.quietLogger)
         _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
         let box = try SecretBox(key: SecureRandom.bytes(32))
-        let dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken,
-                                                logger: TestDatabase.quietLogger, authCacheTTL: .seconds(60))
+        var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken,
+                                                logger: logger, authCacheTTL: .seconds(60))
+        dependencies.rateLimits = rateLimits
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         configuration.threads = 2
         configuration.maxBodySize = maxBodySize
         let router = RelayAPI.router(dependencies)
-        let server = HTTPServer(configuration: configuration, responder: router, logger: TestDatabase.quietLogger)
+        let server = HTTPServer(configuration: configuration, responder: router, logger: logger)
         let port = try server.start()
         return RelayHarness(pool: pool, server: server, port: port, secretBox: box, router: router)
     }
 
     /// Runs `body` against a fresh relay and always stops it afterwards.
-    static func with(maxBodySize: Int = 1 << 20, _ body: (RelayHarness) async throws -> Void) async throws {
-        let relay = try await start(maxBodySize: maxBodySize)
+    static func with(maxBodySize: Int = 1 << 20, rateLimits: RateLimitSettings = RateLimitSettings(),
+                     logger: Logger = TestDatabase.quietLogger,
+                     _ body: (RelayHarness) async throws -> Void) async throws {
+        let relay = try await start(maxBodySize: maxBodySize, rateLimits: rateLimits, logger: logger)
         do {
             try await body(relay)
         } catch {

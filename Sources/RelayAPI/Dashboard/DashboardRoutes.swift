@@ -12,6 +12,7 @@ struct DashboardRoutes: Sendable {
     let context: RouteContext
 
     func register(in router: inout Router) {
+        let servesTLS = context.dependencies.servesTLS
         let key = DashboardSession.Key(adminToken: context.dependencies.adminToken)
         let adminToken = Array(context.dependencies.adminToken.utf8)
         let reports = AdminReportRepository(pool: context.dependencies.pool)
@@ -32,7 +33,7 @@ struct DashboardRoutes: Sendable {
             }
             let session = DashboardSession.issue(now: Date())
             var response = Self.redirect("/dashboard")
-            let secure = request.headers["x-forwarded-proto"]?.lowercased() == "https" ? "; Secure" : ""
+            let secure = servesTLS || request.headers["x-forwarded-proto"]?.lowercased() == "https" ? "; Secure" : ""
             response.headers.add(name: "Set-Cookie", value: "\(DashboardSession.cookieName)=\(session.cookieValue(key)); Path=/dashboard; "
                                  + "HttpOnly; SameSite=Strict; Max-Age=\(Int(DashboardSession.lifetime))\(secure)")
             return response

@@ -12,8 +12,6 @@ struct GroupPushRoutes: Sendable {
     func register(in router: inout Router) {
         let groups = GroupRepository(pool: context.dependencies.pool)
         let slowWork = context.slowWork
-        let messages = context.messages
-
         router.add("POST", "/admin/v1/groups", context.adminHandler { request, _ in
             let body = try JSONObjectReader(request.body)
             try body.rejectUnknownKeys(allowed: ["name", "app_keys"])
@@ -36,27 +34,44 @@ struct GroupPushRoutes: Sendable {
             return jsonResponse(201, ["group_key": groupKey, "group_secret": secret, "name": name, "app_keys": appKeys.sorted()])
         })
 
+        let limiter = context.rateLimiter
         router.add("POST", "/v3/grouppush", handler(context.logger) { request, _ in
+            guard limiter.mayAuthenticate(address: request.remoteAddress) else { throw RateLimiter.tooManyFailures() }
             let failure = JPushError.authenticationFailed("authentication failed: Basic group-<group_key>:<group_secret> required")
-            guard let credentials = BasicCredentials(authorization: request.headers["authorization"]),
-                  credentials.user.hasPrefix("group-"), !credentials.password.isEmpty else { throw failure }
-            let groupKey = String(credentials.user.dropFirst("group-".count))
-            guard AppKey.isWellFormed(groupKey), let group = try await groups.find(groupKey: groupKey) else { throw failure }
-            let password = credentials.password
-            guard await slowWork.run({ SecretHasher.verify(password, against: group.secretHash) }) else { throw failure }
-
-            let push = try PushRequest.parse(request.body)
-            var reply: [String: Any] = ["group_msgid": messages.nextMessageID().description]
-            for app in group.apps {
-                do {
-                    let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
-                    context.countAccepted(accepted, appKey: app.appKey)
-                    reply[app.appKey] = ["sendno": String(accepted.sendno), "msg_id": accepted.msgID.description]
-                } catch let error as JPushError {
-                    reply[app.appKey] = PushRoutes.errorObject(error)
-                }
+            func refuse() -> JPushError {
+                limiter.recordAuthenticationFailure(address: request.remoteAddress)
+                return failure
             }
-            return jsonResponse(200, reply)
+            guard let credentials = BasicCredentials(authorization: request.headers["authorization"]),
+                  credentials.user.hasPrefix("group-"), !credentials.password.isEmpty else { throw refuse() }
+            let groupKey = String(credentials.user.dropFirst("group-".count))
+            guard AppKey.isWellFormed(groupKey), let group = try await groups.find(groupKey: groupKey) else { throw refuse() }
+            let password = credentials.password
+            guard await slowWork.run({ SecretHasher.verify(password, against: group.secretHash) }) else { throw refuse() }
+            // A group key has its own counter at the default limit, beside its apps' counters.
+            let decision = limiter.takeRequest(appKey: credentials.user, limit: nil)
+            var response = decision.allowed
+                ? try await self.groupPush(request, apps: group.apps)
+                : .error(RateLimiter.tooManyRequests())
+            response.addRateLimitHeaders(decision)
+            return response
         })
+    }
+
+    /// Accepts one push for every app of the group; an app's refusal is its entry's error.
+    private func groupPush(_ request: HTTPRequest, apps: [(id: Int64, appKey: String)]) async throws -> HTTPResponse {
+        let messages = context.messages
+        let push = try PushRequest.parse(request.body)
+        var reply: [String: Any] = ["group_msgid": messages.nextMessageID().description]
+        for app in apps {
+            do {
+                let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
+                context.countAccepted(accepted, appKey: app.appKey)
+                reply[app.appKey] = ["sendno": String(accepted.sendno), "msg_id": accepted.msgID.description]
+            } catch let error as JPushError {
+                reply[app.appKey] = PushRoutes.errorObject(error)
+            }
+        }
+        return jsonResponse(200, reply)
     }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+@testable import RelayAPI
+
+/// The fixed-window counter, driven by a hand-set clock.
+@Suite struct FixedWindowCounterTests {
+    @Test func countsWithinAWindowAndRefusesPastTheLimit() {
+        var counter = FixedWindowCounter()
+        let start: Int64 = 1_800_000_000 - 1_800_000_000 % 60  // a window boundary
+        for n in 1...3 {
+            let decision = counter.take("a", limit: 3, now: start + 10)
+            #expect(decision == .init(allowed: true, limit: 3, remaining: 3 - n, resetSeconds: 50))
+        }
+        #expect(counter.take("a", limit: 3, now: start + 59) == .init(allowed: false, limit: 3, remaining: 0, resetSeconds: 1))
+        #expect(counter.take("b", limit: 3, now: start + 59).allowed, "keys are counted apart")
+        let next = counter.take("a", limit: 3, now: start + 60)
+        #expect(next == .init(allowed: true, limit: 3, remaining: 2, resetSeconds: 60), "a new window starts afresh")
+    }
+
+    @Test func checkDoesNotCount() {
+        var counter = FixedWindowCounter()
+        let now: Int64 = 1_800_000_000
+        #expect(counter.check("ip", limit: 2, now: now).allowed)
+        _ = counter.take("ip", limit: 2, now: now)
+        #expect(counter.check("ip", limit: 2, now: now).allowed)
+        _ = counter.take("ip", limit: 2, now: now)
+        #expect(!counter.check("ip", limit: 2, now: now).allowed)
+        #expect(!counter.check("ip", limit: 2, now: now).allowed, "checking twice counts nothing")
+        #expect(counter.check("ip", limit: 2, now: now + 60).allowed)
+    }
+
+    @Test func memoryIsBoundedAndFreshKeysPastTheBoundShareOneCounter() {
+        var counter = FixedWindowCounter(capacity: 4)
+        let now: Int64 = 1_800_000_020
+        for key in 0..<4 { _ = counter.take("k\(key)", limit: 2, now: now) }
+        #expect(counter.trackedKeys == 4)
+        #expect(counter.take("x", limit: 2, now: now).allowed)
+        #expect(counter.take("y", limit: 2, now: now).allowed)
+        #expect(!counter.take("z", limit: 2, now: now).allowed, "past capacity, new keys share the overflow counter")
+        #expect(counter.trackedKeys == 5)
+        // In the next window the ended counters are swept and new keys get their own again.
+        #expect(counter.take("fresh", limit: 1, now: now + 60).allowed)
+        #expect(counter.trackedKeys == 1)
+    }
+
+    @Test func clientAddressesLoseTheirPort() {
+        #expect(RateLimiter.host("127.0.0.1:5123") == "127.0.0.1")
+        #expect(RateLimiter.host("[::1]:80") == "[::1]")
+    }
+}
+
+/// The limits as clients see them, through the live relay.
+@Suite struct RateLimitAPITests {
+    @Test func everyV3ResponseCarriesTheHeadersAndAppsGetTheirOwnLimit() async throws {
+        try await RelayHarness.with(rateLimits: RateLimitSettings(defaultPerMinute: 1000, authFailuresPerMinute: 60)) { relay in
+            let app = try await relay.createApp()
+            let other = try await relay.createApp("other")
+            let first = try await relay.request("GET", "/v3/push/cid", auth: .basic(app.key, app.secret))
+            #expect(first.status == 200)
+            #expect(first.headers["x-rate-limit-limit"] == "1000")
+            #expect(first.headers["x-rate-limit-quota"] == "1000")
+            #expect(first.headers["x-rate-limit-remaining"] == "999")
+            let reset = Int(first.headers["x-rate-limit-reset"] ?? "") ?? 0
+            #expect((1...60).contains(reset))
+            let refused = try await relay.request("GET", "/v3/devices/nosuchdevice", auth: .basic(app.key, app.secret))
+            #expect(refused.status >= 400 && refused.headers["x-rate-limit-remaining"] == "998", "errors carry the headers too")
+
+            let limited = try await relay.createApp("limited")
+            let set = try await relay.request("PUT", "/admin/v1/apps/\(limited.key)/rate_limit", json: ["per_minute": 2])
+            #expect(set.status == 200 && set.json["per_minute"] as? Int == 2 && set.json["default"] as? Bool == false)
+            var statuses: [Int] = []
+            var last: RelayHarness.Reply?
+            for _ in 0..<4 {
+                let reply = try await relay.request("GET", "/v3/push/cid", auth: .basic(limited.key, limited.secret))
+                statuses.append(reply.status)
+                last = reply
+            }
+            // The counter is per minute: a window boundary between requests may allow one more.
+            #expect(statuses.filter { $0 == 429 }.count >= 1 && statuses.first == 200)
+            #expect(last?.status == 429 && last?.errorCode == 2002)
+            #expect(last?.headers["x-rate-limit-limit"] == "2" && last?.headers["x-rate-limit-remaining"] == "0")
+            let unaffected = try await relay.request("GET", "/v3/push/cid", auth: .basic(other.key, other.secret))
+            #expect(unaffected.status == 200, "one app's limit never throttles another")
+
+            let reset2 = try await relay.request("PUT", "/admin/v1/apps/\(limited.key)/rate_limit", json: ["per_minute": NSNull()])
+            #expect(reset2.status == 200 && reset2.json["per_minute"] as? Int == 1000 && reset2.json["default"] as? Bool == true)
+            #expect(try await relay.request("PUT", "/admin/v1/apps/\(app.key)/rate_limit", json: ["per_minute": 0]).status == 400)
+            #expect(try await relay.request("PUT", "/admin/v1/apps/\(String(repeating: "0", count: 24))/rate_limit", json: ["per_minute": 5]).status == 404)
+            #expect(try await relay.request("PUT", "/admin/v1/apps/\(app.key)/rate_limit", auth: .none, json: ["per_minute": 5]).status == 401)
+        }
+    }
+
+    @Test func failedAuthenticationsPerAddressAreLimitedBeforeCredentialsAreChecked() async throws {
+        try await RelayHarness.with(rateLimits: RateLimitSettings(defaultPerMinute: 1000, authFailuresPerMinute: 3)) { relay in
+            let app = try await relay.createApp()
+            var statuses: [Int] = []
+            for _ in 0..<5 {
+                statuses.append(try await relay.request("GET", "/v3/push/cid", auth: .basic(app.key, "wrong")).status)
+            }
+            #expect(statuses.prefix(3).allSatisfy { $0 == 401 } || statuses.contains(429))
+            #expect(statuses.last == 429)
+            // Now even the right secret is refused from this address, for the rest of the minute.
+            let blocked = try await relay.request("GET", "/v3/push/cid", auth: .basic(app.key, app.secret))
+            #expect(blocked.status == 429 && blocked.errorCode == 2002)
+            let group = try await relay.request("POST", "/v3/grouppush", auth: .basic("group-x", "y"), json: [:])
+            #expect(group.status == 429, "group pushes share the per-address failure limit")
+        }
+    }
+}
