@@ -48,9 +48,12 @@ final class Outcomes: Sendable {
             })
             try await pollUntil { limiter.waiting == index + 1 }
         }
-        limiter.release()
-        limiter.release()
-        limiter.release()
+        // One slot at a time, so what each release wakes is seen before the next: resumed
+        // tasks run concurrently, and three releases at once could record in any order.
+        for served in 1...3 {
+            limiter.release()
+            try await pollUntil { order.all.count == served }
+        }
         for task in tasks { await task.value }
         #expect(order.all == [0, 1, 2])
         #expect(limiter.usage.inUse == 2)
