@@ -54,6 +54,8 @@ let package = Package(
         .executableTarget(name: "EmbedMigrationsTool", path: "Plugins/EmbedMigrationsTool"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
 
+        // Shared by the test targets: a fresh database per test on the test cluster.
+        .target(name: "TestSupport", dependencies: ["PostgresStore", "RelayCore"]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayCore"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayCore"]),
@@ -64,13 +66,13 @@ let package = Package(
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
             "PushPipeline", "PushCore", "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
-            "APNSSimulator", "APNSClient", "Scheduling",
+            "APNSSimulator", "APNSClient", "Scheduling", "TestSupport",
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
-            "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
+            "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto", "TestSupport",
         ]),
         .testTarget(name: "PushRelayKitTests", dependencies: [
-            "PushRelayKit", "RelayAPI", "HTTPServer", "PostgresStore", "PushPipeline", "RelayCore", "RelayCrypto", "APNSSimulator",
+            "PushRelayKit", "RelayAPI", "HTTPServer", "PostgresStore", "PushPipeline", "RelayCore", "RelayCrypto", "APNSSimulator", "TestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 extension FaultTests {
     /// How the data directory is broken: on a tiny tmpfs filled to the last byte, or on a
@@ -35,11 +36,11 @@ extension FaultTests {
         var environment = ProcessInfo.processInfo.environment
         environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()
         environment["PUSHRELAY_DATA_DIR"] = dataDirectory
-        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(try RelayProcess.freePort())"
+        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(try TestProcess.freePort())"
         environment["PUSHRELAY_SECRET_KEY"] = nil
         environment["PUSHRELAY_ADMIN_TOKEN"] = nil
         let process = Process()
-        process.executableURL = try RelayProcess.binary()
+        process.executableURL = try TestProcess.binary()
         process.arguments = ["serve"]
         process.environment = environment
         let errors = Pipe()

@@ -2,6 +2,7 @@ import Foundation
 import PostgresStore
 import Synchronization
 import Testing
+import TestSupport
 
 extension FaultTests {
     /// PostgreSQL stopped for a while (10 s at full size) under API load and during a

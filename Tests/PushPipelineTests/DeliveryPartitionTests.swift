@@ -2,6 +2,7 @@ import Foundation
 import PostgresStore
 import PushPipeline
 import Testing
+import TestSupport
 
 /// The deliveries' day partitions (migration 0020) and `DeliveryPartitions`: made ahead,
 /// dropped whole past the retention, messages and counters kept.

@@ -6,6 +6,7 @@ import FoundationNetworking
 import PostgresStore
 import PushPipeline
 import Testing
+import TestSupport
 
 /// The fault suite of `make reliability` (issue 8): each scenario sends a push, breaks
 /// something on the way, and checks what arrived at the simulator — every device, nothing
@@ -253,7 +254,7 @@ final class ProcessGroup {
 
     /// Starts `pushrelay serve` on a fresh port and waits until it is ready.
     func start(_ relay: PipelineHarness) async throws -> Node {
-        let port = try RelayProcess.freePort()
+        let port = try TestProcess.freePort()
         let base = "http://127.0.0.1:\(port)"
         let process = try await RelayProcess.start(environment: relay.processEnvironment(port: port), base: base)
         processes.append(process)

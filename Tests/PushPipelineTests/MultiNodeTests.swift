@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStore
 import Testing
+import TestSupport
 
 /// Several nodes on one PostgreSQL: `pushrelay serve --role api` beside two
 /// `pushrelay serve --role worker` processes, one database, one simulator.
@@ -14,7 +15,7 @@ import Testing
         let relay = try await PipelineHarness.start(worker: false)
         var processes: [Process] = []
         do {
-            let port = try RelayProcess.freePort()
+            let port = try TestProcess.freePort()
             let base = "http://127.0.0.1:\(port)"
             var environment = relay.processEnvironment(port: port)
             // The default lease: nobody dies here, and a lease is only extended between
@@ -70,7 +71,7 @@ import Testing
     /// `--role` repeats; an unknown role is refused before anything starts.
     @Test func serveRefusesAnUnknownRole() throws {
         let process = Process()
-        process.executableURL = try RelayProcess.binary()
+        process.executableURL = try TestProcess.binary()
         process.arguments = ["serve", "--role", "api", "--role", "everything"]
         let errors = Pipe()
         process.standardError = errors

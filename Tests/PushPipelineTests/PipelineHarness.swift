@@ -9,6 +9,7 @@ import PushPipeline
 import RelayAPI
 import RelayCore
 import RelayCrypto
+import TestSupport
 
 /// The whole relay in this process — API on 127.0.0.1 (port 0), a push worker, a fresh
 /// migrated database — sending over TLS to an APNs simulator that trusts the test key.

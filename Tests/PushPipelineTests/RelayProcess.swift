@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 
 /// `pushrelay serve` as a child process of a test, pointed at a harness's database and
 /// simulator.
@@ -10,7 +11,7 @@ enum RelayProcess {
     /// waits until its `/readyz` answers 200.
     static func start(arguments: [String] = ["serve"], environment: [String: String], base: String?) async throws -> Process {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try TestProcess.binary()
         process.arguments = arguments
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
@@ -35,32 +36,6 @@ enum RelayProcess {
     static func stop(_ processes: [Process]) {
         for process in processes where process.isRunning { process.terminate() }
         for process in processes { process.waitUntilExit() }
-    }
-
-    /// The `pushrelay` binary built beside this test bundle.
-    static func binary() throws -> URL {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("pushrelay")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw HarnessError("pushrelay binary not found near \(directory.path); run `swift build` first")
-    }
-
-    /// A TCP port on 127.0.0.1 that was free a moment ago.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw HarnessError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import PostgresStore
 import PushPipeline
 import Synchronization
+import TestSupport
 
 /// A clock a test moves forward instead of waiting.
 final class MovableClock: Sendable {

@@ -10,6 +10,7 @@ import PushRelayKit
 import RelayAPI
 import RelayCore
 import RelayCrypto
+import TestSupport
 
 /// The whole relay in this process — API on 127.0.0.1 (port 0), a push worker, a fresh
 /// migrated database — sending to an APNs simulator, for PushRelayKit to talk to.

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStore
 import Testing
+import TestSupport
 
 /// The relay keeps serving across a database restart: 503 with code 1030 meanwhile, never a
 /// hang or a crash, and normal answers once the database is back.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The deployment files under `deploy/`, checked against what can be checked here without
 /// Docker, systemd as init or a cluster: the Makefile, the README, the built `pushrelay`
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func runtimeStageInstallsEveryLibraryTheBinaryLoads() throws {
-        let binary = try ServeProcessTests.binary().path
+        let binary = try TestProcess.binary().path
         let runtime = try Dockerfile(text: Self.text("deploy/docker/Dockerfile")).stages.last.unwrap("a runtime stage")
         let listed = Set(runtime.installedPackages)
         let available = Debian.dependencyClosure(of: listed)
@@ -62,7 +63,7 @@ import Testing
     @Test func everyVariableInTheDeployFilesIsOneTheRelayReadsAndTheReadmeDocuments() throws {
         let variable = try Regex("PUSHRELAY_[A-Z0-9_]+")
         func names(_ text: String) -> Set<String> { Set(text.matches(of: variable).map { String(text[$0.range]) }) }
-        let known = names(try Tool.run(ServeProcessTests.binary().path, ["help"]).checked().output)
+        let known = names(try Tool.run(TestProcess.binary().path, ["help"]).checked().output)
         let documented = names(try Self.text("README.md").split(separator: "\n")
             .filter { $0.hasPrefix("| `PUSHRELAY_") }.map { String($0.split(separator: "|").first ?? "") }.joined(separator: "\n"))
         try #require(known.count >= 10, "pushrelay help lists too few variables: \(known.sorted())")
@@ -81,7 +82,7 @@ import Testing
         let invocations = try Self.invocations()
         let subcommands = Set(invocations.compactMap(\.arguments.first))
         #expect(subcommands.isSuperset(of: ["serve", "migrate", "apns-sim"]), "found \(subcommands.sorted())")
-        let binary = try ServeProcessTests.binary().path
+        let binary = try TestProcess.binary().path
         let scratch = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         for invocation in invocations {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TestSupport
 
 /// What `make run` relies on: `serve` with no configuration at all starts its own cluster,
 /// makes its own admin token and secret key, and leaves nothing running when it stops; and
@@ -10,7 +11,7 @@ import Testing
 @Suite struct EmbeddedDefaultsTests {
     static func run(_ arguments: [String], environment extra: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = try ServeProcessTests.binary()
+        process.executableURL = try TestProcess.binary()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHRELAY_") || $0.key == "PUSHRELAY_TEST_DATABASE_URL" }
         environment.merge(extra) { $1 }
@@ -43,9 +44,9 @@ import Testing
 
     @Test func serveWithNoConfigurationRunsAndStopsItsOwnCluster() async throws {
         let data = try temporaryDirectory()
-        let port = try ServeProcessTests.freePort()
+        let port = try TestProcess.freePort()
         let process = Process()
-        process.executableURL = try ServeProcessTests.binary()
+        process.executableURL = try TestProcess.binary()
         process.arguments = ["serve"]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHRELAY_") }
         environment["PUSHRELAY_DATA_DIR"] = data.path

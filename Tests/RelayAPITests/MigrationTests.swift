@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStore
 import Testing
+import TestSupport
 
 @Suite struct MigrationTests {
     @Test func theRealMigrationsApplyTwiceWithoutError() async throws {

@@ -7,6 +7,7 @@ import PostgresStore
 import RelayAPI
 import RelayCore
 import RelayCrypto
+import TestSupport
 
 /// A relay API on 127.0.0.1 (port 0) over a fresh, migrated database, and a small HTTP
 /// client for it.

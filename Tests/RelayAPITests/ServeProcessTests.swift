@@ -3,39 +3,15 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TestSupport
 
 /// The `pushrelay serve` process as an operator runs it.
 @Suite struct ServeProcessTests {
-    /// The `pushrelay` binary built beside this test bundle.
-    static func binary() throws -> URL {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("pushrelay")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw HarnessError("pushrelay binary not found near \(directory.path); run `swift build` first")
-    }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw HarnessError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test func sigtermFinishesRequestsInFlightAndExitsZero() async throws {
-        let port = try Self.freePort()
+        let port = try TestProcess.freePort()
         let dataDirectory = try temporaryDirectory()
         let process = Process()
-        process.executableURL = try Self.binary()
+        process.executableURL = try TestProcess.binary()
         process.arguments = ["serve"]
         var environment = ProcessInfo.processInfo.environment
         environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()
@@ -103,10 +79,10 @@ import Testing
     }
 
     @Test func aClosedStandardErrorDoesNotStopTheRelay() async throws {
-        let port = try Self.freePort()
+        let port = try TestProcess.freePort()
         let dataDirectory = try temporaryDirectory()
         let process = Process()
-        process.executableURL = try Self.binary()
+        process.executableURL = try TestProcess.binary()
         process.arguments = ["serve"]
         var environment = ProcessInfo.processInfo.environment
         environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()

@@ -3,20 +3,22 @@ import PostgresStore
 import RelayCore
 
 /// A fresh database for each test, on the PostgreSQL the Makefile started
-/// (`PUSHRELAY_TEST_DATABASE_URL`) or, without it, on a private cluster started here.
-enum TestDatabase {
+/// (`PUSHRELAY_TEST_DATABASE_URL`, key=value form) or, without it, on a private cluster
+/// this test process starts in a temporary directory.
+public enum TestDatabase {
     private static let server = ServerHolder()
 
-    static func fresh() async throws -> String {
+    /// The connection string of a new, empty database.
+    public static func fresh() async throws -> String {
         let admin = try await server.adminURL()
-        let name = "pushrelay_kit_\(UUID().uuidString.prefix(8).lowercased())"
+        let name = "pushrelay_test_\(UUID().uuidString.prefix(8).lowercased())"
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: admin, size: 1), logger: quietLogger)
         _ = try await pool.query("CREATE DATABASE \(name)")
         await pool.close()
         return admin + " dbname=\(name)"
     }
 
-    static let quietLogger = Logger(label: "test", level: .error)
+    public static let quietLogger = Logger(label: "test", level: .error)
 
     private actor ServerHolder {
         private var url: String?
@@ -28,7 +30,7 @@ enum TestDatabase {
                 url = given
                 return given
             }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-kit-tests-\(getpid())").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-tests-\(getpid())").path
             let cluster = EmbeddedPostgres(directory: directory, logger: TestDatabase.quietLogger)
             let started = try cluster.start()
             self.cluster = cluster
