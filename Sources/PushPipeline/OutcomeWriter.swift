@@ -4,8 +4,9 @@ import PostgresStore
 /// Writes a batch of outcomes back in one transaction: the `deliveries` rows (multi-row,
 /// `ON CONFLICT DO NOTHING`, so a re-sent device is never counted twice), the message's
 /// counters, `message_failures` and the admin reports' per-minute rollups for exactly the
-/// rows inserted, dead tokens, stored badges, and — when the chunk has no device left — the
-/// chunk and possibly the message as done.
+/// rows inserted, dead tokens, and — when the chunk has no device left — the chunk and
+/// possibly the message as done. Nothing else is written per device: "delivered to" is read
+/// from `deliveries` (migration 0021).
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
@@ -57,13 +58,6 @@ struct OutcomeWriter: Sendable {
             for index in outcomes.indices where outcomes[index].outcome == .invalidated && !invalidated.contains(outcomes[index].deviceID) {
                 outcomes[index].outcome = .failed
             }
-        }
-        let sent = outcomes.filter { $0.outcome == .sent }
-        if !sent.isEmpty {
-            // Badges were stored when the chunk was leased (BadgeReservation); here only "seen".
-            try connection.query("""
-                UPDATE devices SET last_seen_at = now() WHERE app_id = $1 AND id = ANY ($2::bigint[])
-                """, [chunk.appID, SQLArray.bigint(sent.map(\.deviceID))])
         }
         // One statement: the rows, the failures by reason and the counters, all from what was
         // actually inserted. Updating the message row also locks it, which orders the

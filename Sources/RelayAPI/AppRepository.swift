@@ -40,9 +40,18 @@ struct AppRepository: Sendable {
         try await pool.query("SELECT \(Self.columns) FROM apps WHERE app_key = $1", [appKey]).first.map(Self.record)
     }
 
-    /// Deletes the app and, through foreign keys, everything that belongs to it.
+    /// Deletes the app and everything that belongs to it: its messages' deliveries here (they
+    /// carry no foreign key, migration 0021), the rest through foreign keys.
     func delete(appKey: String) async throws -> Bool {
-        try await pool.query("DELETE FROM apps WHERE app_key = $1", [appKey]).affectedRows == 1
+        try await pool.withConnection { connection in
+            try connection.transaction { connection in
+                try connection.query("""
+                    DELETE FROM deliveries WHERE message_id IN
+                        (SELECT m.id FROM messages m JOIN apps a ON a.id = m.app_id WHERE a.app_key = $1)
+                    """, [appKey])
+                return try connection.query("DELETE FROM apps WHERE app_key = $1", [appKey]).affectedRows == 1
+            }
+        }
     }
 
     func replaceSecretHash(appKey: String, secretHash: String) async throws -> AppRecord? {

@@ -258,4 +258,35 @@ import Testing
             #expect(unknown.status == 404)
         }
     }
+
+    /// Deliveries are the record of "delivered to": a device registered long ago is online
+    /// after a push reached it, and active in that day's user statistics; deleting the app
+    /// removes its deliveries (they carry no foreign key).
+    @Test func deliveriesCountAsSightingsAndLeaveWithTheirApp() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            try await relay.insertDevices(app, count: 3, prefix: "a9")
+            try await relay.pool.query("UPDATE devices SET last_seen_at = now() - interval '3 days' WHERE app_id = $1", [app.id])
+            let rids = try await relay.pool.query("SELECT replace(registration_id::text, '-', '') AS rid FROM devices WHERE app_id = $1",
+                                                  [app.id]).map { try $0.string("rid") }
+            let before = try await relay.request("POST", "/v3/devices/status", auth: app.auth, json: ["registration_ids": rids])
+            #expect(rids.allSatisfy { (before.json[$0] as? [String: Any])?["online"] as? Bool == false })
+            let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            func activeToday() async throws -> Int? {
+                let users = try await relay.request("GET", "/v3/users?time_unit=DAY&start=\(today)&duration=1", auth: app.auth)
+                return ((users.json["items"] as? [[String: Any]])?.first?["ios"] as? [String: Any])?["active"] as? Int ?? 0
+            }
+            #expect(try await activeToday() == 0, "nobody seen today yet")
+
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "hi"]])
+            #expect(try await relay.waitUntilFinished(msgID)["state"] == "done")
+            let after = try await relay.request("POST", "/v3/devices/status", auth: app.auth, json: ["registration_ids": rids])
+            #expect(rids.allSatisfy { (after.json[$0] as? [String: Any])?["online"] as? Bool == true })
+            #expect(try await activeToday() == 3)
+
+            #expect(try await relay.request("DELETE", "/admin/v1/apps/\(app.key)").status == 200)
+            let left = try await relay.pool.query("SELECT count(*) AS n FROM deliveries WHERE message_id = $1", [msgID])
+            #expect(try left.first?.int("n") == 0)
+        }
+    }
 }

@@ -150,6 +150,26 @@ import Testing
             let time = freshStatus["last_online_time"] as? String ?? ""
             #expect(time.range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$"#, options: .regularExpression) != nil)
 
+            // A delivery APNs accepted counts as a sighting; one it refused does not.
+            func deliver(_ message: Int, _ outcome: String, at: String) async throws {
+                try await relay.pool.query("""
+                    INSERT INTO deliveries (message_id, device_id, outcome, at)
+                    SELECT pushrelay_message_id_at(now()) + $2, id, $3, $4::timestamptz
+                    FROM devices WHERE registration_id = $1::uuid
+                    """, [stale, message, outcome, at])
+            }
+            try await deliver(1, "failed", at: "2026-01-03 00:00:00+00")
+            try await deliver(2, "sent", at: "2026-01-02 09:00:00+00")
+            let delivered = try await app.request("POST", "/v3/devices/status", json: ["registration_ids": [stale]])
+            #expect((delivered.json[stale] as? [String: Any])?["last_online_time"] as? String == "2026-01-02 09:00:00")
+            #expect((delivered.json[stale] as? [String: Any])?["online"] as? Bool == false)
+            try await relay.pool.query("""
+                INSERT INTO deliveries (message_id, device_id, outcome)
+                SELECT pushrelay_message_id_at(now()) + 5000, id, 'sent' FROM devices WHERE registration_id = $1::uuid
+                """, [stale])
+            let now = try await app.request("POST", "/v3/devices/status", json: ["registration_ids": [stale]])
+            #expect((now.json[stale] as? [String: Any])?["online"] as? Bool == true)
+
             let tooMany = try await app.request("POST", "/v3/devices/status", json: ["registration_ids": (0...1000).map { _ in fresh + "x" }])
             #expect(tooMany.status == 400 && tooMany.errorCode == 7002)
             let missing = try await app.request("POST", "/v3/devices/status", json: [String: String]())

@@ -1,12 +1,14 @@
 import Foundation
 import PostgresStore
+import PushCore
 
 /// New and active devices of one app per bucket, for `GET /v3/users`.
 ///
 /// `new`: registered for the first time in the bucket (`devices.created_at`, indexed per
-/// app). `active`: last registered or delivered to in the bucket (`devices.last_seen_at`,
-/// which keeps only the latest sighting, so a device seen in two buckets counts in the
-/// later one). It reads the app's device rows of the window, not a rollup.
+/// app). `active`: registered or delivered to in the bucket, each device once per bucket.
+/// Registrations come from `devices.last_seen_at` (only the latest one is kept), deliveries
+/// from the app's messages that can have been sent in the window (accepted at most the
+/// longest time-to-live before it). It reads rows of the window, not a rollup.
 enum DeviceActivity {
     struct Counts: Sendable, Equatable {
         var new = 0
@@ -22,9 +24,15 @@ enum DeviceActivity {
             SELECT 'new' AS kind, width_bucket(created_at, (SELECT e FROM edges)) AS bucket, count(*) AS n
             FROM devices WHERE app_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY 2
             UNION ALL
-            SELECT 'active', width_bucket(last_seen_at, (SELECT e FROM edges)), count(*)
-            FROM devices WHERE app_id = $1 AND last_seen_at >= $2 AND last_seen_at < $3 GROUP BY 2
-            """, [appID, first, last, edges])
+            SELECT 'active', width_bucket(seen.at, (SELECT e FROM edges)), count(DISTINCT seen.device)
+            FROM (SELECT id AS device, last_seen_at AS at FROM devices
+                  WHERE app_id = $1 AND last_seen_at >= $2 AND last_seen_at < $3
+                  UNION ALL
+                  SELECT x.device_id, x.at FROM messages m JOIN deliveries x ON x.message_id = m.id
+                  WHERE m.app_id = $1 AND m.id >= pushrelay_message_id_at($2::timestamptz - make_interval(secs => $5))
+                    AND m.id < pushrelay_message_id_at($3) AND x.outcome = 'sent' AND x.at >= $2 AND x.at < $3) seen
+            GROUP BY 2
+            """, [appID, first, last, edges, Double(PushLimits.timeToLive)])
         var counts = Array(repeating: Counts(), count: boundaries.count - 1)
         for row in rows {
             // width_bucket over the edges: 1 for the first bucket.

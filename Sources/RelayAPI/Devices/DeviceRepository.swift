@@ -123,14 +123,18 @@ struct DeviceRepository: Sendable {
         }
     }
 
-    /// Online status: seen (registered or delivered to) in the last 10 minutes.
+    /// Online status: seen (registered, or delivered to within the kept deliveries) in the
+    /// last 10 minutes. The last delivery is one index probe per device and day partition.
     func status(appID: Int64, rids: [String]) async throws -> [String: (online: Bool, lastSeen: String)] {
         try await pool.withConnection { connection in
             let resolved = try Self.resolve(rids, appID: appID, on: connection)
             let rows = try connection.query("""
-                SELECT \(RegistrationID.sql("registration_id")) AS rid, last_seen_at > now() - interval '10 minutes' AS online,
-                       to_char(last_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
-                FROM devices WHERE app_id = $1 AND id = ANY ($2::bigint[])
+                SELECT rid, seen > now() - interval '10 minutes' AS online,
+                       to_char(seen AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
+                FROM (SELECT \(RegistrationID.sql("d.registration_id")) AS rid,
+                             greatest(d.last_seen_at, (SELECT max(x.at) FROM deliveries x
+                                                       WHERE x.device_id = d.id AND x.outcome = 'sent')) AS seen
+                      FROM devices d WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[])) s
                 """, [appID, Self.idArray(resolved.map(\.id))])
             var result: [String: (online: Bool, lastSeen: String)] = [:]
             for row in rows { result[try row.string("rid")] = (try row.bool("online"), try row.string("last_seen")) }
