@@ -23,3 +23,11 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- Chunks of a message not yet done. Workers decrement it as they finish chunks, in the
+-- statement that writes the outcomes; the one that takes it to zero (audience resolved)
+-- marks the message done. A counter, not a look at the other chunks, so completion needs
+-- no second statement under the message row's lock.
+ALTER TABLE messages ADD COLUMN chunks_pending integer NOT NULL DEFAULT 0;
+UPDATE messages m SET chunks_pending = (SELECT count(*) FROM push_chunks c WHERE c.message_id = m.id AND c.state <> 'done')
+WHERE m.state IN ('resolving', 'sending');

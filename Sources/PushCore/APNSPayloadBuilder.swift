@@ -87,6 +87,7 @@ public enum APNSPayloadBuilder {
             msgID: msgID, pushType: shows ? "alert" : "background", priority: shows ? 10 : 5, topic: topic,
             expiration: ttl == 0 ? 0 : acceptedAt + ttl,
             collapseID: request.options.apnsCollapseID ?? overrideCollapseID,
+            resendCollapseID: request.options.apnsCollapseID ?? overrideCollapseID ?? derivedCollapseID(for: msgID),
             badge: ios.badge, maxPayloadSize: maxSize, head: head, tail: tail)
     }
 
@@ -154,6 +155,9 @@ public struct PreparedNotification: Sendable, Equatable {
     public let expiration: Int
     /// `options.apns_collapse_id`, else the one derived from `options.override_msg_id`.
     public let collapseID: String?
+    /// What a notification that may be a duplicate carries: `collapseID`, else the one
+    /// derived from the msg_id (made once here, not per device).
+    public let resendCollapseID: String
     public let badge: BadgeChange?
     /// The payload's size with the longest possible badge.
     public let maxPayloadSize: Int
@@ -179,8 +183,8 @@ public struct PreparedNotification: Sendable, Equatable {
         }
         return BuiltNotification(
             pushType: pushType, priority: priority, topic: topic, expiration: expiration,
-            collapseID: collapseID ?? (isResend ? APNSPayloadBuilder.derivedCollapseID(for: msgID) : nil),
-            collapseIDOnResend: collapseID ?? APNSPayloadBuilder.derivedCollapseID(for: msgID),
+            collapseID: isResend ? resendCollapseID : collapseID,
+            collapseIDOnResend: resendCollapseID,
             apnsID: APNSNotificationID.make(msgID: msgID, deviceID: deviceID), payload: payload, newBadge: newBadge)
     }
 }

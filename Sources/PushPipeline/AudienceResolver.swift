@@ -15,17 +15,29 @@ struct AudienceResolver: Sendable {
     /// Devices per slice (a multiple of the chunk size works best).
     let sliceSize: Int
 
+    /// What one call did.
+    enum Step: Equatable {
+        /// A slice was made: call again.
+        case made
+        /// Messages wait, but each is locked right now (another worker's slice, or an
+        /// outcome write updating its counters): call again shortly.
+        case busy
+        /// No message is waiting.
+        case idle
+    }
+
     /// Resolves one slice of the oldest message that needs it.
-    ///
-    /// - Returns: true when a slice was made (call again), false when no message is waiting.
-    func resolveNextSlice() async throws -> Bool {
+    func resolveNextSlice() async throws -> Step {
         try await pool.withConnection { [self] connection in
             try connection.transaction { connection in
                 guard let row = try connection.query("""
                     SELECT id, app_id, body, environment, lane, resolve_cursor, accepted_at,
                            coalesce(extract(epoch FROM spread_until)::bigint - accepted_at, 0) AS spread
                     FROM messages WHERE state = 'resolving' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
-                    """).first else { return false }
+                    """).first else {
+                    let waiting = try connection.query("SELECT EXISTS (SELECT 1 FROM messages WHERE state = 'resolving') AS waiting")
+                    return try waiting.first?.bool("waiting") == true ? .busy : .idle
+                }
                 let id = Int64(try row.int("id"))
                 let audience: Audience
                 do {
@@ -34,7 +46,7 @@ struct AudienceResolver: Sendable {
                     // Accepted bodies always parse; one that no longer does (a rule tightened
                     // since) is closed rather than retried for ever.
                     try connection.query("UPDATE messages SET state = 'done', finished_at = now() WHERE id = $1", [id])
-                    return true
+                    return .made
                 }
                 let message = ChunkMaker.Message(
                     id: id, appID: Int64(try row.int("app_id")), environment: try row.string("environment"),
@@ -42,29 +54,18 @@ struct AudienceResolver: Sendable {
                     spreadSeconds: try row.int("spread"))
                 let slice = try chunkMaker.makeChunks(message, after: Int64(try row.int("resolve_cursor")), limit: sliceSize, on: connection)
                 let complete = slice.devices < sliceSize
+                // Resolved and every chunk already sent (or none made): the message is done.
                 try connection.query("""
                     UPDATE messages SET target_count = target_count + $2, resolve_cursor = coalesce($3, resolve_cursor),
-                           state = CASE WHEN $4::boolean THEN 'sending' ELSE 'resolving' END
+                           chunks_pending = chunks_pending + $5,
+                           state = CASE WHEN NOT $4::boolean THEN 'resolving'
+                                        WHEN chunks_pending + $5 = 0 THEN 'done' ELSE 'sending' END,
+                           finished_at = CASE WHEN $4::boolean AND chunks_pending + $5 = 0 THEN now() ELSE finished_at END
                     WHERE id = $1
-                    """, [id, slice.devices, slice.lastDeviceID, complete])
-                if complete { try MessageCompletion.finishIfDone(messageID: id, on: connection) }
+                    """, [id, slice.devices, slice.lastDeviceID, complete, slice.chunks])
                 if slice.chunks > 0 { try connection.query(PushChannel.notify) }
-                return true
+                return .made
             }
         }
-    }
-}
-
-/// A message is done when its audience is resolved and every chunk is done.
-enum MessageCompletion {
-    /// Marks the message done when nothing is left. Run it after the statement that locked
-    /// the message row in the same transaction, so two workers finishing the last two chunks
-    /// at once cannot both miss it (the second one's statement sees the first one's commit).
-    static func finishIfDone(messageID: Int64, on connection: PostgresConnection) throws {
-        try connection.query("""
-            UPDATE messages SET state = 'done', finished_at = now()
-            WHERE id = $1 AND state = 'sending'
-              AND NOT EXISTS (SELECT 1 FROM push_chunks WHERE message_id = $1 AND state <> 'done')
-            """, [messageID])
     }
 }

@@ -25,7 +25,7 @@ struct ChunkQueue: Sendable {
     /// app id after `afterApp` first, then around, and within an app the oldest message first.
     func lease(_ lane: Lane, afterApp: Int64) async throws -> LeasedChunk? {
         let order = lane == .targeted ? "p.available_at, p.id" : "(p.app_id <= $4::bigint), p.app_id, p.message_id, p.id"
-        let rows = try await pool.query("""
+        let rows = try await pool.preparedQuery("pushrelay_lease_\(lane.rawValue)", """
             UPDATE push_chunks c SET state = 'leased', lease_owner = $1,
                    lease_expires_at = now() + make_interval(secs => $2), leases = c.leases + 1
             FROM (SELECT p.id FROM push_chunks p

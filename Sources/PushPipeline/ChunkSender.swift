@@ -172,10 +172,18 @@ struct ChunkSender: Sendable {
             return apns
         }
         let results = await sender.send(notifications)
-        return zip(targets, results).map { target, result in
-            metrics.increment(RelayMetrics.apnsResponses, APNSResponseLabels.of(result, appKey: app, metrics: metrics))
+        // Counted per kind of answer, not per device: a round is mostly one kind.
+        var accepted = 0
+        var answers: [APNSResponseLabels.Answer: Int] = [:]
+        let steps = zip(targets, results).map { target, result in
+            if case .accepted = result { accepted += 1 } else { answers[APNSResponseLabels.answer(result, metrics: metrics), default: 0] += 1 }
             return (target, DeliveryStep(result))
         }
+        if accepted > 0 { answers[APNSResponseLabels.accepted, default: 0] += accepted }
+        for (answer, number) in answers {
+            metrics.increment(RelayMetrics.apnsResponses, answer.labels(appKey: app), by: Double(number))
+        }
+        return steps
     }
 
     private func preparedNotification(_ chunk: LeasedChunk, loaded: Loaded, topic: String) -> PreparedNotification? {
@@ -196,7 +204,7 @@ struct ChunkSender: Sendable {
 
     private func load(_ chunk: LeasedChunk) async throws -> Loaded {
         try await pool.withConnection { connection in
-            guard let message = try connection.query("""
+            guard let message = try connection.preparedQuery("pushrelay_chunk_message", """
                 SELECT state, body, environment, accepted_at, expires_at FROM messages WHERE id = $1
                 """, [chunk.messageID]).first else {
                 throw PostgresError.protocolViolation("chunk \(chunk.id) has no message")
@@ -204,13 +212,14 @@ struct ChunkSender: Sendable {
             let environment = try message.string("environment")
             var targets: [ChunkRun.Target] = []
             var unsendable: [ChunkRun.Outcome] = []
-            let devices = try connection.query("""
-                SELECT i.id, d.token, d.badge, d.environment, d.active
-                FROM push_chunks c CROSS JOIN LATERAL unnest(c.device_ids) AS i(id)
-                LEFT JOIN devices d ON d.app_id = c.app_id AND d.id = i.id
-                WHERE c.id = $1
-                  AND NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = c.message_id AND x.device_id = i.id)
-                """, [chunk.id])
+            // On its first lease a chunk has no outcome yet (nobody else held it), so only a
+            // re-leased chunk looks up which of its devices are done.
+            let devices = chunk.leases > 1
+                ? try connection.preparedQuery("pushrelay_chunk_devices_left", Self.devicesSQL + "\n" + """
+                      AND NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = c.message_id AND x.device_id = i.id)
+                      """, [chunk.id])
+                : try connection.preparedQuery("pushrelay_chunk_devices", Self.devicesSQL, [chunk.id])
+            targets.reserveCapacity(devices.count)
             for row in devices {
                 let id = Int64(try row.int("id"))
                 let reason: String? = if row["token"] == nil { "DeviceDeleted" }
@@ -229,6 +238,14 @@ struct ChunkSender: Sendable {
                 credential: try AppCredential.load(appID: chunk.appID, on: connection), targets: targets, unsendable: unsendable)
         }
     }
+
+    /// The chunk's devices, with what decides whether they can be sent to.
+    private static let devicesSQL = """
+        SELECT i.id, d.token, d.badge, d.environment, d.active
+        FROM push_chunks c CROSS JOIN LATERAL unnest(c.device_ids) AS i(id)
+        LEFT JOIN devices d ON d.app_id = c.app_id AND d.id = i.id
+        WHERE c.id = $1
+        """
 }
 
 /// Prepared notifications of recent messages (the JSON work is done once per message, not

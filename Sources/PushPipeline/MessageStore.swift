@@ -114,9 +114,10 @@ public final class MessageStore: Sendable {
             let slice = try chunkMaker.makeChunks(message, after: 0, limit: inlineLimit, on: connection)
             let complete = slice.devices < inlineLimit
             try connection.query("""
-                UPDATE messages SET target_count = $2, resolve_cursor = $3, state = CASE WHEN $4::boolean THEN 'sending' ELSE 'resolving' END
+                UPDATE messages SET target_count = $2, resolve_cursor = $3, chunks_pending = $5,
+                       state = CASE WHEN $4::boolean THEN 'sending' ELSE 'resolving' END
                 WHERE id = $1
-                """, [id.rawValue, slice.devices, slice.lastDeviceID ?? 0, complete])
+                """, [id.rawValue, slice.devices, slice.lastDeviceID ?? 0, complete, slice.chunks])
         }
         try connection.query(PushChannel.notify)
         return accepted
@@ -151,10 +152,15 @@ public final class MessageStore: Sendable {
                 case "done": return .alreadyFinished
                 default: break
                 }
-                try connection.query("UPDATE messages SET state = 'withdrawn', finished_at = now() WHERE id = $1", [msgID.rawValue])
                 try connection.query("""
-                    UPDATE push_chunks SET state = 'done', lease_owner = NULL, lease_expires_at = NULL
-                    WHERE message_id = $1 AND state = 'ready'
+                    WITH closed AS (
+                        UPDATE push_chunks SET state = 'done', lease_owner = NULL, lease_expires_at = NULL
+                        WHERE message_id = $1 AND state = 'ready'
+                        RETURNING id
+                    )
+                    UPDATE messages SET state = 'withdrawn', finished_at = now(),
+                           chunks_pending = chunks_pending - (SELECT count(*) FROM closed)
+                    WHERE id = $1
                     """, [msgID.rawValue])
                 return .withdrawn
             }

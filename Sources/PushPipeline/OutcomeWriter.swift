@@ -1,11 +1,12 @@
 import Foundation
 import PostgresStore
 
-/// Writes a batch of outcomes back in one transaction: the `deliveries` rows (multi-row,
+/// Writes a batch of outcomes back in one statement: the `deliveries` rows (multi-row,
 /// `ON CONFLICT DO NOTHING`, so a re-sent device is never counted twice), the message's
 /// counters, `message_failures` and the admin reports' per-minute rollups for exactly the
-/// rows inserted, dead tokens, and — when the chunk has no device left — the chunk and
-/// possibly the message as done. Nothing else is written per device: "delivered to" is read
+/// rows inserted, and — when the chunk has no device left — the chunk and
+/// possibly the message as done; dead tokens first, in the same transaction. Nothing else
+/// is written per device: "delivered to" is read
 /// from `deliveries` (migration 0021).
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
@@ -29,7 +30,11 @@ struct OutcomeWriter: Sendable {
             attempt += 1
             do {
                 return try await pool.withConnection { [self] connection in
-                    try connection.transaction { connection in
+                    // Without dead tokens the write is one statement, its own transaction.
+                    guard outcomes.contains(where: { $0.outcome == .invalidated }) else {
+                        return try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete, on: connection)
+                    }
+                    return try connection.transaction { connection in
                         try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete, on: connection)
                     }
                 }
@@ -59,10 +64,14 @@ struct OutcomeWriter: Sendable {
                 outcomes[index].outcome = .failed
             }
         }
-        // One statement: the rows, the failures by reason and the counters, all from what was
-        // actually inserted. Updating the message row also locks it, which orders the
-        // completion check below against other workers'.
-        let state = try connection.query("""
+        // One statement: the rows, the failures by reason, the rollups and the counters, all
+        // from what was actually inserted, and the chunk and perhaps the message finished.
+        // The message row (its counters) and the app's rollup row are what concurrent
+        // writers share, and they are updated last, so their locks are held only while the
+        // statement ends and commits. Completion is a count of the chunks still pending,
+        // decremented here: after waiting for the row lock the update re-reads the row, so
+        // two writers finishing the last two chunks cannot both miss it.
+        let state = try connection.preparedQuery("pushrelay_write_outcomes", """
             WITH inserted AS (
                 INSERT INTO deliveries (message_id, device_id, outcome, reason, attempts)
                 SELECT $1, v.id, v.outcome, v.reason, v.attempts
@@ -81,6 +90,10 @@ struct OutcomeWriter: Sendable {
                        count(*) FILTER (WHERE outcome = 'expired') AS expired,
                        count(*) FILTER (WHERE outcome = 'withdrawn') AS withdrawn
                 FROM inserted
+            ), finished AS (
+                UPDATE push_chunks SET state = 'done', lease_owner = NULL, lease_expires_at = NULL
+                WHERE id = $8 AND lease_owner = $9 AND state = 'leased' AND $10::boolean
+                RETURNING id
             ), rollup AS (
                 -- The admin reports' per-minute rollup (migration 0010), from the same rows.
                 INSERT INTO delivery_stats AS s (app_id, minute, sent, failed, invalidated, expired, withdrawn, retries)
@@ -95,24 +108,23 @@ struct OutcomeWriter: Sendable {
                 WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL
                 GROUP BY reason
                 ON CONFLICT (app_id, minute, reason) DO UPDATE SET count = f.count + EXCLUDED.count
+            ), progress AS (
+                SELECT c.*, (SELECT count(*) FROM finished) AS chunks FROM counts c
             )
-            UPDATE messages m SET sent_count = m.sent_count + c.sent, failed_count = m.failed_count + c.failed,
-                   invalidated_count = m.invalidated_count + c.invalidated, expired_count = m.expired_count + c.expired,
+            UPDATE messages m SET sent_count = m.sent_count + p.sent, failed_count = m.failed_count + p.failed,
+                   invalidated_count = m.invalidated_count + p.invalidated, expired_count = m.expired_count + p.expired,
                    retry_count = m.retry_count + $6,
-                   first_sent_at = CASE WHEN c.sent > 0 THEN coalesce(m.first_sent_at, now()) ELSE m.first_sent_at END,
-                   last_sent_at = CASE WHEN c.sent > 0 THEN now() ELSE m.last_sent_at END
-            FROM counts c WHERE m.id = $1
+                   first_sent_at = CASE WHEN p.sent > 0 THEN coalesce(m.first_sent_at, now()) ELSE m.first_sent_at END,
+                   last_sent_at = CASE WHEN p.sent > 0 THEN now() ELSE m.last_sent_at END,
+                   chunks_pending = m.chunks_pending - p.chunks,
+                   state = CASE WHEN m.state = 'sending' AND m.chunks_pending - p.chunks = 0 THEN 'done' ELSE m.state END,
+                   finished_at = CASE WHEN m.state = 'sending' AND m.chunks_pending - p.chunks = 0 THEN now() ELSE m.finished_at END
+            FROM progress p WHERE m.id = $1
             RETURNING m.state
             """, [chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)), SQLArray.text(outcomes.map(\.outcome.rawValue)),
-                  SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID])
+                  SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID,
+                  chunk.id, owner, chunkComplete])
         let messageState = try state.first?.string("state") ?? "done"
-        if chunkComplete {
-            try connection.query("""
-                UPDATE push_chunks SET state = 'done', lease_owner = NULL, lease_expires_at = NULL
-                WHERE id = $1 AND lease_owner = $2
-                """, [chunk.id, owner])
-            try MessageCompletion.finishIfDone(messageID: chunk.messageID, on: connection)
-        }
         var counts: [DeliveryOutcome: Int] = [:]
         for outcome in outcomes { counts[outcome.outcome, default: 0] += 1 }
         return Written(messageState: messageState, counts: counts)

@@ -86,14 +86,23 @@ public final class PushWorker: Sendable {
 
     private func resolveLoop() async {
         while !isStopping {
+            var pause = configuration.pollInterval
             do {
-                while !isStopping, try await resolver.resolveNextSlice() {
-                    wake.signal()
+                resolving: while !isStopping {
+                    switch try await resolver.resolveNextSlice() {
+                    case .made: wake.signal()
+                    case .busy:
+                        // The lock is held for a statement or two: look again soon, not at
+                        // the next poll.
+                        pause = .milliseconds(5)
+                        break resolving
+                    case .idle: break resolving
+                    }
                 }
             } catch {
                 logger.warning("resolving failed; retrying", ["error": "\(error)"])
             }
-            await resolveWake.wait(timeout: configuration.pollInterval)
+            await resolveWake.wait(timeout: pause)
         }
     }
 
