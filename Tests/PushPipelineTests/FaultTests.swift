@@ -179,6 +179,57 @@ import TestSupport
         }
     }
 
+    /// Bursts of 429 while a broadcast is sent: the simulator's rates are switched while it
+    /// runs (what its control endpoint's `PUT /rates` does) between 90% 429 for a few
+    /// seconds and none, again and again. Every device gets the push exactly once (a
+    /// re-send carries the collapse id), nothing is lost or expired, and the attempts per
+    /// device stay bounded: backoff, no hot retry loop.
+    @Test func burstsOf429DuringABroadcast() async throws {
+        let devices = FaultReport.full ? 20_000 : 1_000
+        let burst: Duration = FaultReport.full ? .seconds(3) : .seconds(1)
+        let calm: Duration = FaultReport.full ? .seconds(2) : .milliseconds(500)
+        let started = ContinuousClock.now
+        try await PipelineHarness.with(simulate: { $0.seed = 9 }) { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: devices, prefix: "b4")
+            let storm = FailureRates(rate429: 0.9)
+            relay.simulator.setRates(storm)  // the first burst meets the broadcast's first sends
+            let simulator = relay.simulator
+            let bursts = Task {
+                var count = 0
+                while !Task.isCancelled {
+                    simulator.setRates(storm)
+                    count += 1
+                    try? await Task.sleep(for: burst)
+                    simulator.setRates(FailureRates())
+                    try? await Task.sleep(for: calm)
+                }
+                return count
+            }
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "bursts"],
+                                                       "options": ["time_to_live": 3_600]])
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(FaultReport.full ? 900 : 120))
+            bursts.cancel()
+            let burstCount = await bursts.value
+            relay.simulator.setRates(FailureRates())
+
+            #expect(try message.int("sent_count") == devices)
+            #expect(try message.int("expired_count") == 0)
+            let arrived = Arrivals(relay.simulator.deliveries(), tokens: tokens)
+            #expect(arrived.delivered == devices, "every device received the push")
+            #expect(arrived.copies.allSatisfy { $0.collapseID == "pushrelay-\(msgID)" }, "any second copy carries the collapse id")
+            let stats = relay.simulator.stats
+            let perDevice = Double(stats.streams) / Double(devices)
+            #expect(stats.rejectedTotal > 0, "the bursts met the broadcast")
+            #expect(perDevice <= 8, "\(stats.streams) attempts for \(devices) devices")
+            FaultReport.record("APNs: 429 bursts (90% for \(burst), none for \(calm))", sent: devices,
+                               delivered: arrived.delivered, duplicates: arrived.duplicates,
+                               elapsed: ContinuousClock.now - started,
+                               notes: String(format: "%.2f attempts/device, %d rejected, %d bursts", perDevice,
+                                             stats.rejectedTotal, burstCount))
+        }
+    }
+
     /// APNs answers nothing but 503 and the push has a short TTL: every device is counted
     /// expired once the TTL is over, nothing is sent after it, and the attempts in between
     /// follow the backoff (a handful per device, not a hot loop).
