@@ -180,14 +180,16 @@ import TestSupport
     }
 
     /// Bursts of 429 while a broadcast is sent: the simulator's rates are switched while it
-    /// runs (what its control endpoint's `PUT /rates` does) between 90% 429 for a few
-    /// seconds and none, again and again. Every device gets the push exactly once (a
+    /// runs (what its control endpoint's `PUT /rates` does) between 90% 429 for 1.5 s and
+    /// none for 0.5 s, again and again (0.5 s and 0.25 s in `make test`). Every device gets the push exactly once (a
     /// re-send carries the collapse id), nothing is lost or expired, and the attempts per
     /// device stay bounded: backoff, no hot retry loop.
     @Test func burstsOf429DuringABroadcast() async throws {
         let devices = FaultReport.full ? 20_000 : 1_000
-        let burst: Duration = FaultReport.full ? .seconds(3) : .seconds(1)
-        let calm: Duration = FaultReport.full ? .seconds(2) : .milliseconds(500)
+        let burstMilliseconds = FaultReport.full ? 1_500 : 500
+        let calmMilliseconds = FaultReport.full ? 500 : 250
+        let burst = Duration.milliseconds(burstMilliseconds)
+        let calm = Duration.milliseconds(calmMilliseconds)
         let started = ContinuousClock.now
         try await PipelineHarness.with(simulate: { $0.seed = 9 }) { relay in
             let app = try await relay.createApp()
@@ -222,7 +224,7 @@ import TestSupport
             let perDevice = Double(stats.streams) / Double(devices)
             #expect(stats.rejectedTotal > 0, "the bursts met the broadcast")
             #expect(perDevice <= 8, "\(stats.streams) attempts for \(devices) devices")
-            FaultReport.record("APNs: 429 bursts (90% for \(burst), none for \(calm))", sent: devices,
+            FaultReport.record("APNs: 429 bursts (90% for \(burstMilliseconds) ms, 0 for \(calmMilliseconds) ms)", sent: devices,
                                delivered: arrived.delivered, duplicates: arrived.duplicates,
                                elapsed: ContinuousClock.now - started,
                                notes: String(format: "%.2f attempts/device, %d rejected, %d bursts", perDevice,
