@@ -53,7 +53,7 @@ reliability: deps
 	@mkdir -p $(dir $(RELIABILITY_RESULTS)) && rm -f $(RELIABILITY_RESULTS)
 	@# The table is printed even when a scenario failed; the exit status is the suite's.
 	status=0; PUSHRELAY_RELIABILITY_FULL=1 PUSHRELAY_PIPELINE_FULL=1 PUSHRELAY_RELIABILITY_RESULTS=$(CURDIR)/$(RELIABILITY_RESULTS) \
-	  scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel --filter 'FaultTests|ReliabilityTests|MultiNodeTests' || status=$$?; \
+	  scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel --filter 'FaultTests|ReliabilityTests|MultiNodeTests|IdleConnectionTests|HostileClientTests' || status=$$?; \
 	  scripts/reliability-table.py $(RELIABILITY_RESULTS) && exit $$status
 
 # Throughput benchmarks; each writes its figures, beside a reference, to docs/benchmarks.md.

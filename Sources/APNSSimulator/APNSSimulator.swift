@@ -67,7 +67,7 @@ public final class APNSSimulator: Sendable {
                     port = try loop.bind(host: configuration.listen.host, port: port)
                 }
                 if let endpoint = configuration.control {
-                    let server = try ControlServer(recorder: shared.recorder)
+                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates)
                     control = server
                     controlPort = try server.bind(host: endpoint.host, port: endpoint.port)
                 }
@@ -131,5 +131,18 @@ public final class APNSSimulator: Sendable {
     /// Clears the counters and the deliveries.
     public func reset() {
         shared.recorder.reset()
+    }
+
+    /// The 429/500/503 rates in force (the configuration's, until changed).
+    public var rates: FailureRates { shared.rates.current }
+
+    /// Changes the 429/500/503 rates while running (as `PUT /rates` does); every loop uses
+    /// them from its next request.
+    ///
+    /// - Precondition: each rate in 0...1, their sum at most 1.
+    public func setRates(_ rates: FailureRates) {
+        precondition([rates.rate429, rates.rate500, rates.rate503].allSatisfy { (0...1).contains($0) }
+            && rates.rate429 + rates.rate500 + rates.rate503 <= 1, "rates out of range")
+        shared.rates.set(rates)
     }
 }

@@ -37,7 +37,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
 
     /// The HTTP/2 + TLS listener.
     public var listen = Endpoint(host: "127.0.0.1", port: 2197)
-    /// The plain-HTTP control endpoint (`/stats`, `/deliveries`, `/reset`); none when `nil`.
+    /// The plain-HTTP control endpoint (`/stats`, `/deliveries`, `/reset`, `/rates`); none when `nil`.
     public var control: Endpoint?
     /// PEM certificate (chain) and key to serve; when both are `nil` a self-signed P-256
     /// certificate for 127.0.0.1 and localhost is generated at start.
@@ -108,7 +108,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
 
           --listen HOST:PORT            HTTP/2+TLS listener (default 127.0.0.1:2197; port 0 = any)
           --control HOST:PORT           plain-HTTP control endpoint: GET /stats, GET /deliveries[?token=],
-                                        POST /reset (default: none)
+                                        POST /reset, GET|PUT /rates (default: none)
           --cert PATH --key PATH        PEM certificate chain and key (default: a self-signed P-256
                                         certificate for 127.0.0.1 and localhost, made at start)
           --write-cert PATH             write the generated certificate there, for clients to trust

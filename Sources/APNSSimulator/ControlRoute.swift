@@ -6,6 +6,10 @@ public enum ControlRoute: Equatable, Sendable {
     case deliveries(token: String?)
     /// `POST /reset`
     case reset
+    /// `GET /rates`: the 429/500/503 rates in force.
+    case rates
+    /// `PUT /rates` with `{"rate_429":F,"rate_500":F,"rate_503":F}`: changes them while running.
+    case setRates
     /// A known path with the wrong method: 405.
     case methodNotAllowed
     /// Anything else: 404.
@@ -19,7 +23,9 @@ public enum ControlRoute: Equatable, Sendable {
         case ("/stats", "GET"): self = .stats
         case ("/deliveries", "GET"): self = .deliveries(token: ControlRoute.value(of: "token", in: query))
         case ("/reset", "POST"): self = .reset
-        case ("/stats", _), ("/deliveries", _), ("/reset", _): self = .methodNotAllowed
+        case ("/rates", "GET"): self = .rates
+        case ("/rates", "PUT"): self = .setRates
+        case ("/stats", _), ("/deliveries", _), ("/reset", _), ("/rates", _): self = .methodNotAllowed
         default: self = .notFound
         }
     }

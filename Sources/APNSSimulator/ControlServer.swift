@@ -8,12 +8,14 @@ import Foundation
 /// `stop()` may be called from any thread.
 final class ControlServer: @unchecked Sendable {
     private let recorder: SimulatorRecorder
+    private let rates: LiveFailureRates
     private let base: OpaquePointer
     private let http: OpaquePointer
     private let stopEvent: OpaquePointer
 
-    init(recorder: SimulatorRecorder) throws {
+    init(recorder: SimulatorRecorder, rates: LiveFailureRates) throws {
         self.recorder = recorder
+        self.rates = rates
         libeventThreading
         guard let base = event_base_new() else { throw APNSSimulatorError("event_base_new failed") }
         guard let http = evhttp_new(base) else {
@@ -28,7 +30,7 @@ final class ControlServer: @unchecked Sendable {
         self.base = base
         self.http = http
         self.stopEvent = stopEvent
-        evhttp_set_allowed_methods(http, UInt16(EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue))
+        evhttp_set_allowed_methods(http, UInt16(EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_PUT.rawValue))
         evhttp_set_gencb(http, controlRequest, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -62,7 +64,8 @@ final class ControlServer: @unchecked Sendable {
     }
 
     func handle(_ request: UnsafeMutablePointer<evhttp_request>) {
-        let method = evhttp_request_get_command(request) == EVHTTP_REQ_POST ? "POST" : "GET"
+        let command = evhttp_request_get_command(request)
+        let method = command == EVHTTP_REQ_POST ? "POST" : command == EVHTTP_REQ_PUT ? "PUT" : "GET"
         let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
         let status: Int32
         let body: [UInt8]
@@ -74,6 +77,17 @@ final class ControlServer: @unchecked Sendable {
         case .reset:
             recorder.reset()
             (status, body) = (200, Array(#"{"reset":true}"#.utf8))
+        case .rates:
+            (status, body) = (200, rates.current.json)
+        case .setRates:
+            do {
+                let new = try FailureRates(json: Self.body(of: request))
+                rates.set(new)
+                (status, body) = (200, new.json)
+            } catch {
+                let message = (error as? APNSSimulatorError)?.description ?? "\(error)"
+                (status, body) = (400, [UInt8](try! JSONSerialization.data(withJSONObject: ["error": message])))
+            }
         case .methodNotAllowed:
             (status, body) = (405, Array(#"{"error":"method not allowed"}"#.utf8))
         case .notFound:
@@ -88,6 +102,16 @@ final class ControlServer: @unchecked Sendable {
         defer { evbuffer_free(buffer) }
         evbuffer_add(buffer, body, body.count)
         evhttp_send_reply(request, status, nil, buffer)
+    }
+}
+
+extension ControlServer {
+    static func body(of request: UnsafeMutablePointer<evhttp_request>) -> [UInt8] {
+        guard let input = evhttp_request_get_input_buffer(request) else { return [] }
+        let length = evbuffer_get_length(input)
+        return [UInt8](unsafeUninitializedCapacity: length) { storage, count in
+            count = length == 0 ? 0 : max(0, evbuffer_copyout(input, storage.baseAddress, length))
+        }
     }
 }
 

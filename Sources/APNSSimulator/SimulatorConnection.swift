@@ -222,6 +222,7 @@ final class SimulatorConnection {
         guard !resetPending, let stream = streams[streamID] else { return }
         let request = stream.request
         let now = Int64(Date().timeIntervalSince1970 * 1000)
+        loop.refreshRates()
         let decision = loop.handler.handle(request, nowMilliseconds: now, tokenCache: &tokenCache)
         if !streamLimitRaised, tokenCache.token != nil, requiresToken {
             streamLimitRaised = true

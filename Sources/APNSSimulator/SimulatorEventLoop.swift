@@ -9,6 +9,8 @@ final class SimulatorShared: Sendable {
     let verifier: ProviderTokenVerifier
     let recorder: SimulatorRecorder
     let logger: Logger
+    /// The 429/500/503 rates, which the control endpoint may change while running.
+    let rates: LiveFailureRates
     /// Uptime (ns) until which TLS handshakes are refused (`refuseTLSSeconds`).
     let refuseTLSUntil: UInt64
 
@@ -21,6 +23,8 @@ final class SimulatorShared: Sendable {
         self.verifier = verifier
         self.recorder = recorder
         self.logger = logger
+        rates = LiveFailureRates(FailureRates(
+            rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503))
         refuseTLSUntil = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.refuseTLSSeconds) * 1_000_000_000
     }
 }
@@ -37,6 +41,8 @@ final class SimulatorEventLoop: @unchecked Sendable {
     let base: OpaquePointer
     let sessionCallbacks: OpaquePointer
     var handler: APNSRequestHandler
+    /// The `shared.rates` generation the handler's behaviour was last given.
+    private var ratesGeneration = 0
     /// Makes the `apns-id` of requests that came without one.
     var idRandom: SplitMix64
     private let stopEvent: OpaquePointer
@@ -77,6 +83,17 @@ final class SimulatorEventLoop: @unchecked Sendable {
         )
         var system = SystemRandomNumberGenerator()
         self.idRandom = SplitMix64(seed: system.next())
+    }
+
+    /// Gives the handler the control endpoint's latest rates, if they changed.
+    func refreshRates() {
+        let generation = shared.rates.generation
+        guard generation != ratesGeneration else { return }
+        ratesGeneration = generation
+        let rates = shared.rates.current
+        handler.behaviour.rate429 = rates.rate429
+        handler.behaviour.rate500 = rates.rate500
+        handler.behaviour.rate503 = rates.rate503
     }
 
     /// Throws when something already listens on `host:port`.

@@ -1,4 +1,5 @@
 import CSystem
+import Glibc
 import Foundation
 import RelayCore
 import Synchronization
@@ -37,10 +38,17 @@ final class EventLoop: @unchecked Sendable {
     private let base: OpaquePointer
     private let http: OpaquePointer
     private var wake: OpaquePointer?
+    /// Activated when connections were accepted, to adopt them once evhttp has set them up.
+    private var adopt: OpaquePointer?
     private var boundSocket: OpaquePointer?
     private let inbox = Mutex<[Message]>([])
 
     private var pending: [UInt64: Pending] = [:]
+    /// Bufferevents of connections accepted in this pass of the loop, not adopted yet
+    /// (each holds a reference of ours, so it outlives an early close).
+    private var accepted: [OpaquePointer] = []
+    /// Open connections, by `evhttp_connection`.
+    private var connections: [OpaquePointer: TrackedConnection] = [:]
     private var nextID: UInt64 = 0
     /// Connections with a reply of ours still being written.
     private var writing: Set<OpaquePointer> = []
@@ -75,6 +83,13 @@ final class EventLoop: @unchecked Sendable {
             throw .setupFailed("event_new")
         }
         self.wake = wake
+        guard let adopt = event_new(base, -1, 0, httpAdoptCallback, me) else {
+            event_free(wake)
+            evhttp_free(http)
+            event_base_free(base)
+            throw .setupFailed("event_new")
+        }
+        self.adopt = adopt
 
         evhttp_set_max_body_size(http, Int(context.configuration.maxBodySize))
         evhttp_set_max_headers_size(http, 64 * 1024)
@@ -120,6 +135,8 @@ final class EventLoop: @unchecked Sendable {
     func discard() {
         if let wake { event_free(wake) }
         wake = nil
+        if let adopt { event_free(adopt) }
+        adopt = nil
         evhttp_free(http)
         event_base_free(base)
     }
@@ -128,8 +145,12 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         evhttp_free(http)  // closes idle keep-alive connections
+        for bufferevent in accepted { bufferevent_decref(bufferevent) }
+        accepted = []
         if let wake { event_free(wake) }
         wake = nil
+        if let adopt { event_free(adopt) }
+        adopt = nil
         event_base_free(base)
         exited.signal()
     }
@@ -150,7 +171,9 @@ final class EventLoop: @unchecked Sendable {
         let requestID = RequestID.from(incoming: headers["X-Request-Id"])
         var remoteAddress = ""
         if let connection = evhttp_request_get_connection(request) {
-            evhttp_connection_set_closecb(connection, httpConnectionClosedCallback, Unmanaged.passUnretained(self).toOpaque())
+            if let tracked = connections[connection] {
+                tracked.apply(tracked.deadline.requestComplete(), timeout: context.configuration.requestReadTimeout)
+            }
             remoteAddress = Self.peer(of: connection)
         }
         var log = RequestLog(method: method, path: String(uri.prefix { $0 != "?" }), requestID: requestID, started: started)
@@ -200,12 +223,22 @@ final class EventLoop: @unchecked Sendable {
     }
 
     func replyWritten(_ request: UnsafeMutablePointer<evhttp_request>) {
-        if let connection = evhttp_request_get_connection(request) { writing.remove(connection) }
+        if let connection = evhttp_request_get_connection(request) {
+            writing.remove(connection)
+            if let tracked = connections[connection] {
+                let action = tracked.deadline.replyWritten(inputPending: tracked.inputPending)
+                tracked.apply(action, timeout: context.configuration.requestReadTimeout)
+            }
+        }
         stopIfDrained()
     }
 
     func connectionClosed(_ connection: OpaquePointer) {
         writing.remove(connection)
+        if let tracked = connections.removeValue(forKey: connection) {
+            tracked.detach()
+            context.releaseConnection()
+        }
         stopIfDrained()
     }
 
@@ -213,6 +246,77 @@ final class EventLoop: @unchecked Sendable {
     func connectionOpened(output buffer: OpaquePointer) {
         rejections.opened(buffer)
     }
+
+    /// A connection was accepted with this bufferevent. evhttp sets up its connection right
+    /// after this returns, so it is adopted once that is done: in the same pass of the loop,
+    /// before any byte of it is read.
+    func connectionAccepted(_ bufferevent: OpaquePointer) {
+        bufferevent_incref(bufferevent)
+        accepted.append(bufferevent)
+        event_active(adopt, 0, 0)
+    }
+
+    /// Counts each connection just accepted and starts watching it, or refuses it when the
+    /// server holds `maxConnections` already.
+    func adoptAccepted() {
+        let batch = accepted
+        accepted.removeAll(keepingCapacity: true)
+        for bufferevent in batch {
+            defer { bufferevent_decref(bufferevent) }
+            // evhttp made its connection the bufferevent's callback argument; a connection
+            // that failed and was freed already left none.
+            var argument: UnsafeMutableRawPointer?
+            bufferevent_getcb(bufferevent, nil, nil, nil, &argument)
+            guard let argument else { continue }
+            let connection = OpaquePointer(argument)
+            guard context.claimConnection() else {
+                refuse(connection, bufferevent: bufferevent)
+                continue
+            }
+            connections[connection] = TrackedConnection(loop: self, connection: connection, bufferevent: bufferevent, base: base)
+            evhttp_connection_set_closecb(connection, httpConnectionClosedCallback, Unmanaged.passUnretained(self).toOpaque())
+        }
+    }
+
+    /// Bytes arrived on a connection: a request has begun.
+    func inputArrived(_ tracked: TrackedConnection) {
+        tracked.apply(tracked.deadline.bytesArrived(), timeout: context.configuration.requestReadTimeout)
+    }
+
+    /// A request did not arrive in full within `requestReadTimeout` of its first byte.
+    func requestDeadlinePassed(_ tracked: TrackedConnection) {
+        guard tracked.deadline.phase == .receiving else { return }
+        context.logger.info("connection closed: request not received in time", [
+            "peer": Self.peer(of: tracked.connection),
+            "timeout_seconds": String(describing: context.configuration.requestReadTimeout.components.seconds),
+        ])
+        evhttp_connection_free(tracked.connection)  // calls connectionClosed
+    }
+
+    /// Over the connection cap: a short 503 (code 1030) when the listener speaks plain HTTP,
+    /// then the connection is closed.
+    private func refuse(_ connection: OpaquePointer, bufferevent: OpaquePointer) {
+        let fd = bufferevent_getfd(bufferevent)
+        if tls == nil, fd >= 0 {
+            // Read what the client sent already, so closing does not reset the connection
+            // under the answer.
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            while scratch.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+            _ = Self.refusal.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
+        context.logger.info("connection refused: too many open connections", [
+            "peer": Self.peer(of: connection), "max_connections": String(context.configuration.maxConnections),
+        ])
+        evhttp_connection_free(connection)
+    }
+
+    /// The whole answer to a connection over the cap.
+    private static let refusal: [UInt8] = {
+        let body = JPushError(status: 503, code: 1030, message: "too many open connections, try again").body
+        let head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            + "Retry-After: 1\r\nConnection: close\r\n\r\n"
+        return Array(head.utf8) + body
+    }()
 
     /// Swaps libevent's own HTML error pages for JSON before they reach the socket.
     ///

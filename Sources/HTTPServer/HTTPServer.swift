@@ -63,6 +63,9 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Connections open right now, over all loops (refused ones are never counted).
+    public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
+
     /// Stops accepting connections, lets requests in flight finish and their replies be
     /// written, then stops the loops and waits for their threads to end.
     public func shutdown() async {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// How the server listens and what it bounds.
 public struct HTTPServerConfiguration: Sendable {
@@ -11,9 +12,25 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodySize: Int = 1 << 20
     /// Past this many requests awaiting their handler, new ones are answered 503 (code 1030) at once.
     public var maxRequestsInFlight: Int = 10_000
+    /// A request must arrive in full, headers and body, within this long of its first byte;
+    /// past it the connection is closed (a slowloris cannot hold it by trickling). A
+    /// connection that sends nothing is closed after evhttp's idle timeout (30 s).
+    public var requestReadTimeout: Duration = .seconds(10)
+    /// Open connections the server holds at most, over all its loops; past it a new
+    /// connection is answered 503 (code 1030) and closed at once (closed without an answer
+    /// when the listener speaks TLS).
+    public var maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections
     /// PEM files of the certificate (chain) and its private key; set, the listener speaks
     /// HTTPS only.
     public var tls: TLSFiles?
+
+    /// Three quarters of the process's open-file limit (RLIMIT_NOFILE), at least 64: the
+    /// rest stays for PostgreSQL, APNs connections and files.
+    public static var defaultMaxConnections: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 10_000 }
+        return max(64, Int(clamping: limit.rlim_cur) / 4 * 3)
+    }
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String

@@ -26,6 +26,7 @@ func httpBuffereventCallback(_ base: OpaquePointer?, _ arg: UnsafeMutableRawPoin
         made = bufferevent_socket_new(base, -1, options)
     }
     guard let bufferevent = made else { return nil }
+    loop(arg).connectionAccepted(bufferevent)
     if let output = bufferevent_get_output(bufferevent) {
         loop(arg).connectionOpened(output: output)
         evbuffer_add_cb(output, httpOutputCallback, arg)
@@ -55,4 +56,23 @@ func httpConnectionClosedCallback(_ connection: OpaquePointer?, _ arg: UnsafeMut
 /// Another thread activated the wake event: replies or commands wait in the inbox.
 func httpWakeCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
     loop(arg).drainInbox()
+}
+
+/// Connections were accepted in this pass of the loop: count and watch them.
+func httpAdoptCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    loop(arg).adoptAccepted()
+}
+
+/// A watched connection's input buffer changed (`arg` is its unretained `TrackedConnection`).
+func httpInputCallback(_ buffer: OpaquePointer?, _ info: UnsafePointer<evbuffer_cb_info>?, _ arg: UnsafeMutableRawPointer?) {
+    guard let info, info.pointee.n_added > 0, let arg else { return }
+    let tracked = Unmanaged<TrackedConnection>.fromOpaque(arg).takeUnretainedValue()
+    tracked.loop.inputArrived(tracked)
+}
+
+/// A watched connection's request deadline passed.
+func httpRequestDeadlineCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    let tracked = Unmanaged<TrackedConnection>.fromOpaque(arg).takeUnretainedValue()
+    tracked.loop.requestDeadlinePassed(tracked)
 }

@@ -12,6 +12,8 @@ final class ServerContext: Sendable {
     let tls: Result<ServerTLSContext, HTTPServerError>?
     /// Requests handed to the responder whose reply has not come back yet.
     let inFlight = Atomic<Int>(0)
+    /// Connections accepted and not yet closed, over all loops.
+    let openConnections = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
@@ -33,6 +35,20 @@ final class ServerContext: Sendable {
 
     func release() {
         inFlight.subtract(1, ordering: .relaxed)
+    }
+
+    /// Counts one more open connection, or returns false when `maxConnections` are open.
+    func claimConnection() -> Bool {
+        let now = openConnections.add(1, ordering: .relaxed).newValue
+        if now > configuration.maxConnections {
+            openConnections.subtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func releaseConnection() {
+        openConnections.subtract(1, ordering: .relaxed)
     }
 
     /// The one access-log line per request; never the body nor any header value.

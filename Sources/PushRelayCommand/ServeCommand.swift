@@ -94,6 +94,8 @@ enum ServeCommand {
                 serverConfiguration.port = configuration.listenPort
                 serverConfiguration.threads = configuration.threads
                 serverConfiguration.maxBodySize = configuration.maxBodySize
+                serverConfiguration.requestReadTimeout = .seconds(configuration.headerTimeoutSeconds)
+                if let cap = configuration.maxConnections { serverConfiguration.maxConnections = cap }
                 if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
                     serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
                     dependencies.servesTLS = true

@@ -16,6 +16,10 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var adminToken: String?
     public var secretKey: String?
     public var maxBodySize: Int = 1 << 20
+    /// Seconds a request, headers and body, may take to arrive from its first byte.
+    public var headerTimeoutSeconds: Int = 10
+    /// Open API connections at most; nil: three quarters of the open-file limit.
+    public var maxConnections: Int?
     /// How long a verified (app_key, master secret) pair skips the slow hash.
     public var authCacheSeconds: Int = 60
     /// The APNs endpoints, overridable for the simulator (`https://127.0.0.1:2197`).
@@ -54,6 +58,8 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_ADMIN_TOKEN", "admin API bearer token; unset: generated once into <data dir>/admin-token"),
         ("PUSHRELAY_SECRET_KEY", "32-byte key (64 hex chars or base64) sealing APNs credentials; unset: <data dir>/secret.key"),
         ("PUSHRELAY_MAX_BODY_SIZE", "largest request body in bytes (default 1048576)"),
+        ("PUSHRELAY_HEADER_TIMEOUT_SECONDS", "seconds a request's headers and body may take to arrive from its first byte; then the connection is closed (default 10)"),
+        ("PUSHRELAY_MAX_CONNECTIONS", "open API connections at most; past it new ones get 503/1030 and are closed (default: 3/4 of the open-file limit)"),
         ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the slow hash (default 60)"),
         ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
         ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
@@ -97,6 +103,12 @@ public struct RelayConfiguration: Sendable, Equatable {
         }
         configuration.secretKey = value("PUSHRELAY_SECRET_KEY")
         if let raw = value("PUSHRELAY_MAX_BODY_SIZE") { configuration.maxBodySize = try positive("PUSHRELAY_MAX_BODY_SIZE", raw, max: 1 << 30) }
+        if let raw = value("PUSHRELAY_HEADER_TIMEOUT_SECONDS") {
+            configuration.headerTimeoutSeconds = try positive("PUSHRELAY_HEADER_TIMEOUT_SECONDS", raw, max: 3600)
+        }
+        if let raw = value("PUSHRELAY_MAX_CONNECTIONS") {
+            configuration.maxConnections = try positive("PUSHRELAY_MAX_CONNECTIONS", raw, max: 10_000_000)
+        }
         if let raw = value("PUSHRELAY_AUTH_CACHE_SECONDS") {
             guard let seconds = Int(raw), seconds >= 0, seconds <= 3600 else {
                 throw Error(description: "PUSHRELAY_AUTH_CACHE_SECONDS must be a whole number from 0 to 3600, got \"\(raw)\"")

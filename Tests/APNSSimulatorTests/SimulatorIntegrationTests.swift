@@ -241,6 +241,30 @@ import Testing
         }
     }
 
+    /// `PUT /rates` changes the 429/500/503 rates of a running simulator, `GET /rates` reads
+    /// them, and a body that is not valid rates is refused with 400 and changes nothing.
+    @Test func ratesChangeWhileRunningThroughTheControlEndpoint() async throws {
+        try await Self.withSimulator { running in
+            let base = "http://127.0.0.1:\(running.controlPort)/rates"
+            let put = { (body: String) async throws -> String in
+                try await ExternalTool.run("/usr/bin/curl", ["-sS", "-X", "PUT", "-d", body, "-w", " %{http_code}", base]).output
+            }
+            let headers = ["apns-topic: com.example", "apns-push-type: alert"]
+            #expect(try await put(#"{"rate_429":1}"#).hasSuffix(" 200"))
+            #expect(try await running.control("/rates")["rate_429"] as? Double == 1)
+            #expect(running.simulator.rates == FailureRates(rate429: 1))
+            let refused = try await Self.nghttp(running.url(), headers: headers, data: running.payloadPath)
+            #expect(refused.contains(":status: 429"), "\(refused)")
+
+            #expect(try await put(#"{"rate_429":0.7,"rate_503":0.7}"#).hasSuffix(" 400"))
+            #expect(running.simulator.rates == FailureRates(rate429: 1), "a refused body changes nothing")
+
+            #expect(try await put("{}").hasSuffix(" 200"))
+            let accepted = try await Self.nghttp(running.url(), headers: headers, data: running.payloadPath)
+            #expect(accepted.contains(":status: 200"), "\(accepted)")
+        }
+    }
+
     @Test func latencyDelaysResponsesWithoutBlockingTheLoop() async throws {
         try await Self.withSimulator({ $0.latencyMilliseconds = 300 }) { running in
             let started = Date()

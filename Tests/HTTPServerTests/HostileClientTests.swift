@@ -9,6 +9,8 @@ import Testing
 /// `PUSHRELAY_IDLE_CONNECTIONS` sets the idle count (default 2,000; `make reliability` 10,000).
 @Suite struct HostileClientTests {
     static let idle = ProcessInfo.processInfo.environment["PUSHRELAY_IDLE_CONNECTIONS"].flatMap(Int.init) ?? 2_000
+    /// `make reliability`: a true slowloris (a byte a second against the default 10 s deadline).
+    static let full = ProcessInfo.processInfo.environment["PUSHRELAY_RELIABILITY_FULL"] == "1"
 
     /// This process's resident set, from /proc (the server runs in it).
     static func residentBytes() -> Int {
@@ -52,6 +54,77 @@ import Testing
 
         await trickle.value
         withExtendedLifetime(idle) {}
+        await server.shutdown()
+    }
+
+    /// A client trickling its headers (a byte a second under `make reliability`, every
+    /// 100 ms against a 2 s deadline in `make test`) is cut off once the request deadline
+    /// passes, counted from its first byte, although every byte restarts libevent's read
+    /// timeout; meanwhile other clients are answered at once.
+    @Test(.timeLimit(.minutes(2))) func aTricklingClientIsCutAtTheDeadlineWhileOthersAreServed() async throws {
+        let deadline: Duration = Self.full ? .seconds(10) : .seconds(2)
+        let interval = Self.full ? 1.0 : 0.1
+        let (server, port) = try startServer(testRouter(), requestReadTimeout: deadline)
+        let slowloris = try RawConnection(port: port)
+        let header = Array("GET /fast HTTP/1.1\r\nHost: t\r\nX-Slow: \(String(repeating: "s", count: 1_000))".utf8)
+
+        async let cut: Duration? = offPool {
+            let started = ContinuousClock.now
+            for byte in header {
+                if slowloris.peerHasClosed() { return ContinuousClock.now - started }
+                try? slowloris.send([byte])
+                Thread.sleep(forTimeInterval: interval)
+            }
+            return nil
+        }
+        // Others, one after another, while the trickle runs.
+        var slowest = Duration.zero
+        var answered = 0
+        let until = ContinuousClock.now + deadline
+        while ContinuousClock.now < until {
+            let started = ContinuousClock.now
+            let reply = try await exchange(port: port, "GET /fast HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            #expect(reply.status == 200)
+            slowest = max(slowest, ContinuousClock.now - started)
+            answered += 1
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let cutAfter = try await cut
+        print("slowloris: cut after \(cutAfter.map { "\($0)" } ?? "never") (deadline \(deadline)); \(answered) others answered, slowest \(slowest)")
+        let after = try #require(cutAfter, "the trickling connection was never closed")
+        #expect(after >= deadline - .milliseconds(300), "not cut before its deadline: \(after)")
+        #expect(after <= deadline + .seconds(interval) + .seconds(3), "cut soon after its deadline: \(after)")
+        #expect(answered >= 3 && slowest < .seconds(2), "others answered at once meanwhile")
+        await server.shutdown()
+    }
+
+    /// With a cap of 5 connections the sixth is answered 503 (code 1030) and closed at
+    /// once; after one of the five closes, a new connection is served; and the count goes
+    /// back to zero when all have closed (every close is counted).
+    @Test(.timeLimit(.minutes(1))) func theConnectionCapRefusesOneMoreAndAcceptsAgainAfterOneCloses() async throws {
+        let cap = 5
+        let (server, port) = try startServer(testRouter(), maxConnections: cap)
+        var held = try (0..<cap).map { _ in try RawConnection(port: port) }
+        #expect(await eventually { server.openConnections == cap })
+
+        let refused = try await offPool {
+            let connection = try RawConnection(port: port)
+            let reply = try connection.readResponse()
+            return (reply, try connection.isClosedByPeer(leftover: 0))
+        }
+        #expect(refused.0.status == 503)
+        #expect(refused.0.errorCode == 1030)
+        #expect(refused.1, "the refused connection is closed")
+        #expect(server.openConnections == cap, "a refused connection is not counted")
+
+        held.removeLast().hangUp()
+        #expect(await eventually { server.openConnections == cap - 1 })
+        let served = try await exchange(port: port, "GET /fast HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(served.status == 200, "accepted again once one closed")
+
+        for connection in held { connection.hangUp() }
+        #expect(await eventually { server.openConnections == 0 }, "\(server.openConnections) still counted")
+        withExtendedLifetime(held) {}
         await server.shutdown()
     }
 }

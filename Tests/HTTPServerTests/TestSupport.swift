@@ -112,6 +112,13 @@ final class RawConnection: @unchecked Sendable {
         return buffered.count == leftover
     }
 
+    /// True once the peer has closed (or reset) the connection; never blocks.
+    func peerHasClosed() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16384)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -226,11 +233,14 @@ func testRouter(entered: Gate = Gate(), release: Gate = Gate()) -> Router {
 /// Starts a server on an ephemeral port.
 func startServer(
     _ router: Router, logs: LogCapture = LogCapture(), threads: Int = 2,
-    maxBodySize: Int = 1 << 20, maxRequestsInFlight: Int = 10_000
+    maxBodySize: Int = 1 << 20, maxRequestsInFlight: Int = 10_000,
+    requestReadTimeout: Duration = .seconds(10), maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections
 ) throws -> (server: HTTPServer, port: Int) {
-    let configuration = HTTPServerConfiguration(
+    var configuration = HTTPServerConfiguration(
         host: "127.0.0.1", port: 0, threads: threads, maxBodySize: maxBodySize,
         maxRequestsInFlight: maxRequestsInFlight)
+    configuration.requestReadTimeout = requestReadTimeout
+    configuration.maxConnections = maxConnections
     let server = HTTPServer(configuration: configuration, responder: router, logger: logs.logger)
     let port = try server.start()
     return (server, port)

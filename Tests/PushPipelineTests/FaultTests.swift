@@ -179,6 +179,77 @@ import TestSupport
         }
     }
 
+    /// Bursts of 429 while a broadcast is sent: the simulator's rates are switched while it
+    /// runs, through its control endpoint's `PUT /rates`, between 90% 429 for 1.5 s and
+    /// none for 0.5 s, again and again (0.5 s and 0.25 s in `make test`). Every device gets the push exactly once (a
+    /// re-send carries the collapse id), nothing is lost or expired, and the attempts per
+    /// device stay bounded: backoff, no hot retry loop.
+    @Test func burstsOf429DuringABroadcast() async throws {
+        let devices = FaultReport.full ? 20_000 : 1_000
+        let burstMilliseconds = FaultReport.full ? 1_500 : 500
+        let calmMilliseconds = FaultReport.full ? 500 : 250
+        let burst = Duration.milliseconds(burstMilliseconds)
+        let calm = Duration.milliseconds(calmMilliseconds)
+        let started = ContinuousClock.now
+        let controlPort = try TestProcess.freePort()
+        try await PipelineHarness.with(simulate: {
+            $0.seed = 9
+            $0.control = .init(host: "127.0.0.1", port: controlPort)
+        }) { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: devices, prefix: "b4")
+            // Through the control endpoint, as an operator would.
+            let rates = URL(string: "http://127.0.0.1:\(controlPort)/rates")!
+            @Sendable func set(_ body: String) async throws {
+                var request = URLRequest(url: rates)
+                request.httpMethod = "PUT"
+                request.httpBody = Data(body.utf8)
+                let status = (try await URLSession.shared.data(for: request).1 as? HTTPURLResponse)?.statusCode
+                guard status == 200 else { throw HarnessError("PUT /rates \(body): \(status.map(String.init) ?? "no answer")") }
+            }
+            try await set(#"{"rate_429":0.9}"#)  // the first burst meets the broadcast's first sends
+            let bursts = Task {
+                var count = 0
+                do {
+                    while true {
+                        try await set(#"{"rate_429":0.9}"#)
+                        count += 1
+                        try await Task.sleep(for: burst)
+                        try await set("{}")
+                        try await Task.sleep(for: calm)
+                    }
+                } catch {
+                    // Cancelled once the message finished: a sleep or PUT cut short is the end.
+                    if !Task.isCancelled { throw error }
+                }
+                return count
+            }
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "bursts"],
+                                                       "options": ["time_to_live": 3_600]])
+            let message = try await relay.waitUntilFinished(msgID, timeout: .seconds(FaultReport.full ? 900 : 120))
+            bursts.cancel()
+            let burstCount = try await bursts.value
+            try await set("{}")
+            #expect(relay.simulator.rates == FailureRates())
+
+            #expect(try message.int("sent_count") == devices)
+            #expect(try message.int("expired_count") == 0)
+            let arrived = Arrivals(relay.simulator.deliveries(), tokens: tokens)
+            #expect(arrived.delivered == devices, "every device received the push")
+            #expect(arrived.copies.allSatisfy { $0.collapseID == "pushrelay-\(msgID)" }, "any second copy carries the collapse id")
+            let stats = relay.simulator.stats
+            let perDevice = Double(stats.streams) / Double(devices)
+            #expect(stats.rejectedTotal > 0, "the bursts met the broadcast")
+            // 10 is what a 90% storm without pauses costs on average; a hot loop makes far more.
+            #expect(perDevice <= 10, "\(stats.streams) attempts for \(devices) devices")
+            FaultReport.record("APNs: 429 bursts (90% for \(burstMilliseconds) ms, 0 for \(calmMilliseconds) ms)", sent: devices,
+                               delivered: arrived.delivered, duplicates: arrived.duplicates,
+                               elapsed: ContinuousClock.now - started,
+                               notes: String(format: "%.2f attempts/device, %d rejected, %d bursts", perDevice,
+                                             stats.rejectedTotal, burstCount))
+        }
+    }
+
     /// APNs answers nothing but 503 and the push has a short TTL: every device is counted
     /// expired once the TTL is over, nothing is sent after it, and the attempts in between
     /// follow the backoff (a handful per device, not a hot loop).

@@ -10,6 +10,8 @@ import Testing
         #expect(configuration.dataDirectory == "./.pushrelay")
         #expect(configuration.maxBodySize == 1_048_576)
         #expect(configuration.logLevel == .info)
+        #expect(configuration.headerTimeoutSeconds == 10)
+        #expect(configuration.maxConnections == nil)
     }
 
     @Test func readsEveryVariable() throws {
@@ -24,7 +26,11 @@ import Testing
             "PUSHRELAY_SECRET_KEY": String(repeating: "ab", count: 32),
             "PUSHRELAY_MAX_BODY_SIZE": "2048",
             "PUSHRELAY_AUTH_CACHE_SECONDS": "0",
+            "PUSHRELAY_HEADER_TIMEOUT_SECONDS": "3",
+            "PUSHRELAY_MAX_CONNECTIONS": "500",
         ])
+        #expect(configuration.headerTimeoutSeconds == 3)
+        #expect(configuration.maxConnections == 500)
         #expect(configuration.listenHost == "::1")
         #expect(configuration.listenPort == 9000)
         #expect(configuration.threads == 3)
@@ -50,6 +56,8 @@ import Testing
 
     @Test func rejectsBadNumbersLevelsAndShortTokens() {
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_THREADS": "0"]) }
+        #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_HEADER_TIMEOUT_SECONDS": "0"]) }
+        #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_MAX_CONNECTIONS": "-5"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_DB_POOL_SIZE": "many"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_LOG_LEVEL": "loud"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_ADMIN_TOKEN": "short"]) }

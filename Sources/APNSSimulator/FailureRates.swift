@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+
+/// The fractions of valid requests answered 429, 500 and 503, as the command line sets
+/// them at start and `PUT /rates` changes them while the simulator runs.
+public struct FailureRates: Sendable, Equatable {
+    public var rate429: Double
+    public var rate500: Double
+    public var rate503: Double
+
+    public init(rate429: Double = 0, rate500: Double = 0, rate503: Double = 0) {
+        self.rate429 = rate429
+        self.rate500 = rate500
+        self.rate503 = rate503
+    }
+
+    /// Reads `{"rate_429":F,"rate_500":F,"rate_503":F}`; a rate left out is 0.
+    ///
+    /// - Throws: `APNSSimulatorError` naming what is wrong: not a JSON object, a rate
+    ///   that is not a number from 0 to 1, an unknown key, or rates adding up to more than 1.
+    public init(json: [UInt8]) throws {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any] else {
+            throw APNSSimulatorError(#"the body must be a JSON object such as {"rate_429":0.9}"#)
+        }
+        var rates = FailureRates()
+        for (key, value) in object {
+            guard let number = value as? NSNumber else {
+                throw APNSSimulatorError("\(key) must be a number from 0 to 1")
+            }
+            let rate = number.doubleValue
+            guard (0...1).contains(rate) else { throw APNSSimulatorError("\(key) must be a number from 0 to 1") }
+            switch key {
+            case "rate_429": rates.rate429 = rate
+            case "rate_500": rates.rate500 = rate
+            case "rate_503": rates.rate503 = rate
+            default: throw APNSSimulatorError("unknown key \(key): expected rate_429, rate_500, rate_503")
+            }
+        }
+        guard rates.rate429 + rates.rate500 + rates.rate503 <= 1 else {
+            throw APNSSimulatorError("the rates add up to more than 1")
+        }
+        self = rates
+    }
+
+    /// `{"rate_429":…,"rate_500":…,"rate_503":…}`
+    public var json: [UInt8] {
+        let object = ["rate_429": rate429, "rate_500": rate500, "rate_503": rate503]
+        // Three finite doubles always encode.
+        return [UInt8](try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+}
+
+/// The rates every loop draws from, changeable at run time: a loop compares `generation`
+/// (one atomic load per request) and copies the rates only when they changed.
+final class LiveFailureRates: Sendable {
+    private let rates: Mutex<FailureRates>
+    private let changes = Atomic<Int>(0)
+
+    init(_ rates: FailureRates) {
+        self.rates = Mutex(rates)
+    }
+
+    /// Bumped by every `set`.
+    var generation: Int { changes.load(ordering: .acquiring) }
+
+    var current: FailureRates { rates.withLock { $0 } }
+
+    func set(_ new: FailureRates) {
+        rates.withLock { $0 = new }
+        changes.add(1, ordering: .releasing)
+    }
+}
