@@ -194,6 +194,9 @@ final class APNSConnection {
 
     private func connected() {
         guard let bufferEvent, let ssl = bufferevent_openssl_get_ssl(bufferEvent) else { return }
+        // Without it a request waits for the ACK of the previous segment (Nagle): a lone
+        // targeted push lost milliseconds on every hop.
+        _ = CSystem_set_tcp_nodelay(bufferevent_getfd(bufferEvent))
         var protocolName: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &protocolName, &length)

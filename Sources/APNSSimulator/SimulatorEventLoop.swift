@@ -182,7 +182,7 @@ final class SimulatorEventLoop: @unchecked Sendable {
             shared.logger.debug("connection refused: too many open", ["loop": String(index)])
             return
         }
-        _ = CSystem_apns_sim_set_nodelay(socket)
+        _ = CSystem_set_tcp_nodelay(socket)
         guard let ssl = SSL_new(shared.tls.context) else {
             Foundation.close(socket)
             shared.recorder.connectionClosed()

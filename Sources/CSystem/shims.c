@@ -1,6 +1,12 @@
 #include "CSystem.h"
+#include <netinet/tcp.h>
 #include <openssl/core_names.h>
 #include <string.h>
+
+int CSystem_set_tcp_nodelay(int fd) {
+    int on = 1;
+    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+}
 
 long CSystem_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);

@@ -1,12 +1,4 @@
 #include "CSystem_apns_sim.h"
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-
-int CSystem_apns_sim_set_nodelay(int fd) {
-    int on = 1;
-    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-}
 
 void CSystem_apns_sim_tune_context(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);

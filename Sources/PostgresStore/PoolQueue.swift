@@ -1,8 +1,18 @@
+/// How urgent a pool call is.
+public enum PostgresPriority: Sendable, Equatable {
+    /// Requests someone waits for (API calls, targeted pushes): served first.
+    case normal
+    /// Bulk work (broadcast fan-out): served after every waiting `.normal` call, and never on
+    /// every thread at once, so a normal call finds a thread without waiting for bulk work.
+    case bulk
+}
+
 /// The pool's bounded waiting room and its workers' lifecycle, as a pure state machine.
 ///
-/// Items wait in FIFO order until a worker takes one; an item leaves the queue exactly once,
-/// either to a worker (`next`) or back to its caller (`remove` on timeout, `close` never drops
-/// items: queued work is finished before the workers exit).
+/// Items wait in FIFO order per priority until a worker takes one: `.normal` items first;
+/// `.bulk` items run on at most `bulkLimit` workers at once. An item leaves the queue exactly
+/// once, either to a worker (`next`) or back to its caller (`remove` on timeout; `close` never
+/// drops items: queued work is finished before the workers exit).
 struct PoolQueue<Item> {
     enum SubmitResult: Equatable {
         case queued
@@ -14,50 +24,61 @@ struct PoolQueue<Item> {
 
     enum NextAction {
         case run(Item)
-        /// Nothing to do yet: block until something is submitted or the pool closes.
+        /// Nothing to do yet: block until something is submitted, a bulk item finishes or
+        /// the pool closes.
         case wait
         /// The pool is closed and drained: the worker ends.
         case exit
     }
 
     let capacity: Int
-    private var pending: [(id: UInt64, item: Item)] = []
-    private var head = 0
+    /// Workers that may run bulk items at once: all but one (one when there is one).
+    let bulkLimit: Int
+    private var normal = Fifo<Item>()
+    private var bulk = Fifo<Item>()
+    private(set) var runningBulk = 0
     private(set) var isClosed = false
     private(set) var liveWorkers: Int
 
     init(capacity: Int, workers: Int) {
         precondition(capacity > 0 && workers > 0)
         self.capacity = capacity
+        bulkLimit = max(1, workers - 1)
         liveWorkers = workers
     }
 
-    var waitingCount: Int { pending.count - head }
+    var waitingCount: Int { normal.count + bulk.count }
 
-    mutating func submit(id: UInt64, _ item: Item) -> SubmitResult {
+    mutating func submit(id: UInt64, _ item: Item, priority: PostgresPriority = .normal) -> SubmitResult {
         if isClosed { return .closed }
         if waitingCount >= capacity { return .full }
-        pending.append((id, item))
+        switch priority {
+        case .normal: normal.append(id: id, item)
+        case .bulk: bulk.append(id: id, item)
+        }
         return .queued
     }
 
-    /// What a free worker does next.
+    /// What a free worker does next. A bulk item it takes must be reported with
+    /// `finishedBulk()` when it has run.
     mutating func next() -> NextAction {
-        if head < pending.count {
-            let item = pending[head].item
-            head += 1
-            compact()
+        if let item = normal.popFirst() { return .run(item) }
+        if runningBulk < bulkLimit, let item = bulk.popFirst() {
+            runningBulk += 1
             return .run(item)
         }
-        return isClosed ? .exit : .wait
+        return isClosed && waitingCount == 0 ? .exit : .wait
+    }
+
+    mutating func finishedBulk() {
+        precondition(runningBulk > 0, "no bulk item is running")
+        runningBulk -= 1
     }
 
     /// Takes back an item that is still waiting (its acquire timeout passed); nil when a
     /// worker already took it.
     mutating func remove(id: UInt64) -> Item? {
-        guard let index = pending[head...].firstIndex(where: { $0.id == id }) else { return nil }
-        let item = pending.remove(at: index).item
-        return item
+        normal.remove(id: id) ?? bulk.remove(id: id)
     }
 
     mutating func close() {
@@ -69,15 +90,35 @@ struct PoolQueue<Item> {
         liveWorkers -= 1
         return liveWorkers == 0
     }
+}
 
-    /// Drops taken items from the front once they are the bulk of the array.
-    private mutating func compact() {
-        if head == pending.count {
-            pending.removeAll(keepingCapacity: true)
+/// A FIFO of identified items that drops taken ones from its front in batches.
+private struct Fifo<Item> {
+    private var items: [(id: UInt64, item: Item)] = []
+    private var head = 0
+
+    var count: Int { items.count - head }
+
+    mutating func append(id: UInt64, _ item: Item) {
+        items.append((id, item))
+    }
+
+    mutating func popFirst() -> Item? {
+        guard head < items.count else { return nil }
+        let item = items[head].item
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
             head = 0
-        } else if head > 64 && head * 2 > pending.count {
-            pending.removeFirst(head)
+        } else if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
             head = 0
         }
+        return item
+    }
+
+    mutating func remove(id: UInt64) -> Item? {
+        guard let index = items[head...].firstIndex(where: { $0.id == id }) else { return nil }
+        return items.remove(at: index).item
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// A unit of work for a pool thread: run it with the thread's connection slot, or fail it
 /// without running when it cannot be served.
 struct PoolWorkItem: Sendable {
+    let priority: PostgresPriority
     let run: @Sendable (ConnectionSlot) -> Void
     let fail: @Sendable (PostgresError) -> Void
 }
@@ -28,7 +29,7 @@ final class PoolWork: @unchecked Sendable {
         condition.lock()
         nextID += 1
         let id = nextID
-        let result = state.submit(id: id, item)
+        let result = state.submit(id: id, item, priority: item.priority)
         if result == .queued { condition.signal() }
         let capacity = state.capacity
         condition.unlock()
@@ -58,9 +59,16 @@ final class PoolWork: @unchecked Sendable {
 
     /// The next item for a worker thread, blocking while there is none; nil when the pool is
     /// closed and drained.
-    func next() -> PoolWorkItem? {
+    ///
+    /// - Parameter finished: the item the thread ran last, if any.
+    func next(after finished: PoolWorkItem?) -> PoolWorkItem? {
         condition.lock()
         defer { condition.unlock() }
+        if finished?.priority == .bulk {
+            state.finishedBulk()
+            // A bulk item held back by the limit may run now, on another waiting thread too.
+            condition.broadcast()
+        }
         while true {
             switch state.next() {
             case .run(let item): return item

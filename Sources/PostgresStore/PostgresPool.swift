@@ -43,9 +43,13 @@ public final class PostgresPool: Sendable {
     /// - Throws: `PostgresError.unavailable` when no connection can be had (server down,
     ///   pool closed, no thread free within `acquireTimeout`, too many waiting), or whatever
     ///   `body` throws. A transaction `body` leaves open is rolled back.
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    /// - Parameter priority: `.bulk` work waits behind every `.normal` call and never takes
+    ///   the pool's last free thread.
+    public func withConnection<T: Sendable>(priority: PostgresPriority = .normal,
+                                            _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let item = PoolWorkItem(
+                priority: priority,
                 run: { [busy] slot in
                     busy.value.add(1, ordering: .relaxed)
                     defer { busy.value.subtract(1, ordering: .relaxed) }
@@ -66,8 +70,9 @@ public final class PostgresPool: Sendable {
 
     /// Runs one parameterised statement on any connection; see `PostgresConnection.query`.
     @discardableResult
-    public func query(_ sql: String, _ params: [(any PostgresBindable)?] = []) async throws -> PostgresRows {
-        try await withConnection { try $0.query(sql, params) }
+    public func query(_ sql: String, _ params: [(any PostgresBindable)?] = [],
+                      priority: PostgresPriority = .normal) async throws -> PostgresRows {
+        try await withConnection(priority: priority) { try $0.query(sql, params) }
     }
 
     /// Finishes the calls already queued, closes every connection and waits for the threads
@@ -86,8 +91,10 @@ public final class PostgresPool: Sendable {
 
     /// A pool thread's whole life: take items until the pool is closed and drained.
     private static func serve(_ work: PoolWork, slot: ConnectionSlot) {
-        while let item = work.next() {
+        var finished: PoolWorkItem?
+        while let item = work.next(after: finished) {
             item.run(slot)
+            finished = item
         }
         slot.close()
         work.workerExited()

@@ -27,7 +27,8 @@ extension PostgresConnection {
 extension PostgresPool {
     /// `PostgresConnection.preparedQuery` on any connection of the pool.
     @discardableResult
-    public func preparedQuery(_ name: String, _ sql: String, _ params: [(any PostgresBindable)?] = []) async throws -> PostgresRows {
-        try await withConnection { try $0.preparedQuery(name, sql, params) }
+    public func preparedQuery(_ name: String, _ sql: String, _ params: [(any PostgresBindable)?] = [],
+                              priority: PostgresPriority = .normal) async throws -> PostgresRows {
+        try await withConnection(priority: priority) { try $0.preparedQuery(name, sql, params) }
     }
 }

@@ -28,7 +28,8 @@ struct AudienceResolver: Sendable {
 
     /// Resolves one slice of the oldest message that needs it.
     func resolveNextSlice() async throws -> Step {
-        try await pool.withConnection { [self] connection in
+        // Bulk: a slice of a broadcast's audience waits behind API calls and targeted pushes.
+        try await pool.withConnection(priority: .bulk) { [self] connection in
             try connection.transaction { connection in
                 guard let row = try connection.query("""
                     SELECT id, app_id, body, environment, lane, resolve_cursor, accepted_at,

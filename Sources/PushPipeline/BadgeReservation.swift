@@ -10,7 +10,8 @@ import PushCore
 /// the device API meanwhile. The row lock of this statement orders them instead. The price:
 /// a device whose notification then fails keeps the new stored value.
 enum BadgeReservation {
-    static func apply(_ change: BadgeChange?, to targets: [ChunkRun.Target], appID: Int64, pool: PostgresPool) async throws -> [ChunkRun.Target] {
+    static func apply(_ change: BadgeChange?, to targets: [ChunkRun.Target], appID: Int64, pool: PostgresPool,
+                      priority: PostgresPriority) async throws -> [ChunkRun.Target] {
         guard let change, !targets.isEmpty else { return targets }
         let (setTo, delta): (Int?, Int) = switch change {
         case .set(let value): (value, 0)
@@ -22,7 +23,7 @@ enum BadgeReservation {
             FROM (SELECT id, badge FROM devices WHERE app_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE) o
             WHERE d.app_id = $1 AND d.id = o.id
             RETURNING d.id, o.badge AS previous
-            """, [appID, SQLArray.bigint(targets.map(\.deviceID)), setTo, delta, PushLimits.maxBadge])
+            """, [appID, SQLArray.bigint(targets.map(\.deviceID)), setTo, delta, PushLimits.maxBadge], priority: priority)
         var previous: [Int64: Int] = [:]
         for row in rows { previous[Int64(try row.int("id"))] = try row.int("previous") }
         return targets.map { target in

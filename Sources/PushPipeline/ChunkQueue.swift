@@ -9,6 +9,9 @@ struct LeasedChunk: Sendable, Equatable {
     var lane: Lane
     /// Leases taken so far, this one included; more than one means a re-send.
     var leases: Int
+
+    /// A broadcast's database work waits behind API calls and targeted pushes.
+    var priority: PostgresPriority { lane == .broadcast ? .bulk : .normal }
 }
 
 /// The `push_chunks` queue: lease with `FOR UPDATE SKIP LOCKED` and a deadline, release for
@@ -46,7 +49,7 @@ struct ChunkQueue: Sendable {
             UPDATE push_chunks SET state = 'ready', lease_owner = NULL, lease_expires_at = NULL,
                    available_at = now() + make_interval(secs => $3)
             WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
-            """, [chunk.id, owner, Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18])
+            """, [chunk.id, owner, Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18], priority: chunk.priority)
     }
 
     /// Pushes the lease deadline out while a chunk is still being worked on.
@@ -54,7 +57,7 @@ struct ChunkQueue: Sendable {
         try await pool.query("""
             UPDATE push_chunks SET lease_expires_at = now() + make_interval(secs => $3)
             WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
-            """, [chunk.id, owner, Double(leaseSeconds)])
+            """, [chunk.id, owner, Double(leaseSeconds)], priority: chunk.priority)
     }
 
     /// Makes the chunks whose lease ran out ready again (their worker died or hung).

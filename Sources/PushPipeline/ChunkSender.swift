@@ -100,7 +100,8 @@ struct ChunkSender: Sendable {
 
         // A badge change is stored for every target now, atomically, before anything is sent:
         // two pushes to one device, or a reset through the device API, never lose an update.
-        let targets = try await BadgeReservation.apply(notification.badge, to: loaded.targets, appID: chunk.appID, pool: pool)
+        let targets = try await BadgeReservation.apply(notification.badge, to: loaded.targets, appID: chunk.appID, pool: pool,
+                                                     priority: chunk.priority)
         var run = ChunkRun(targets: targets)
         var rounds = 0
         while true {
@@ -203,7 +204,7 @@ struct ChunkSender: Sendable {
     }
 
     private func load(_ chunk: LeasedChunk) async throws -> Loaded {
-        try await pool.withConnection { connection in
+        try await pool.withConnection(priority: chunk.priority) { connection in
             guard let message = try connection.preparedQuery("pushrelay_chunk_message", """
                 SELECT state, body, environment, accepted_at, expires_at FROM messages WHERE id = $1
                 """, [chunk.messageID]).first else {

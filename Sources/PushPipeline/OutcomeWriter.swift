@@ -29,7 +29,7 @@ struct OutcomeWriter: Sendable {
         while true {
             attempt += 1
             do {
-                return try await pool.withConnection { [self] connection in
+                return try await pool.withConnection(priority: chunk.priority) { [self] connection in
                     // Without dead tokens the write is one statement, its own transaction.
                     guard outcomes.contains(where: { $0.outcome == .invalidated }) else {
                         return try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete, on: connection)

@@ -72,4 +72,41 @@ struct PoolQueueTests {
         }
         #expect(expected == 500)
     }
+
+    @Test("normal items overtake waiting bulk items")
+    func normalFirst() {
+        var queue = PoolQueue<String>(capacity: 10, workers: 3)
+        _ = queue.submit(id: 1, "bulk a", priority: .bulk)
+        _ = queue.submit(id: 2, "bulk b", priority: .bulk)
+        _ = queue.submit(id: 3, "normal", priority: .normal)
+        #expect(taken(queue.next()) == "normal")
+        #expect(taken(queue.next()) == "bulk a")
+        #expect(taken(queue.next()) == "bulk b")
+    }
+
+    @Test("bulk items never take the last worker; finishing one lets the next run")
+    func bulkLeavesAWorkerFree() {
+        var queue = PoolQueue<String>(capacity: 10, workers: 3)
+        for id in 1...4 { _ = queue.submit(id: UInt64(id), "bulk \(id)", priority: .bulk) }
+        #expect(taken(queue.next()) == "bulk 1")
+        #expect(taken(queue.next()) == "bulk 2")
+        guard case .wait = queue.next() else { Issue.record("a third bulk item took the last worker"); return }
+        _ = queue.submit(id: 9, "normal", priority: .normal)
+        #expect(taken(queue.next()) == "normal", "the free worker serves a normal call at once")
+        queue.finishedBulk()
+        #expect(taken(queue.next()) == "bulk 3")
+        #expect(queue.runningBulk == 2)
+    }
+
+    @Test("a one-worker pool still runs bulk items; closing drains both priorities")
+    func singleWorkerAndClose() {
+        var queue = PoolQueue<String>(capacity: 10, workers: 1)
+        _ = queue.submit(id: 1, "bulk", priority: .bulk)
+        _ = queue.submit(id: 2, "normal")
+        queue.close()
+        #expect(taken(queue.next()) == "normal")
+        #expect(taken(queue.next()) == "bulk")
+        queue.finishedBulk()
+        guard case .exit = queue.next() else { Issue.record("expected exit"); return }
+    }
 }

@@ -50,6 +50,10 @@ void CSystem_OPENSSL_free(void *ptr);
 long CSystem_BIO_get_mem_data(BIO *bio, char **data);
 int CSystem_EVP_PKEY_is_P256(EVP_PKEY *pkey);
 
+/* Turns off Nagle on a TCP socket, so small HTTP/2 frames leave at once instead of
+   waiting for the peer's ACK of the previous ones (TCP_NODELAY is not imported). */
+int CSystem_set_tcp_nodelay(int fd);
+
 /* Each area keeps its own shims in its own header and .c file. */
 #include "CSystem_http.h"
 #include "CSystem_store.h"

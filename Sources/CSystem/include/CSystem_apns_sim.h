@@ -5,9 +5,6 @@
 
 /* The APNs simulator's shims: socket options and OpenSSL macros Swift cannot call. */
 
-/* Turns off Nagle on an accepted socket, so small HTTP/2 responses leave at once. */
-int CSystem_apns_sim_set_nodelay(int fd);
-
 /* No compression, no renegotiation, a server-side session cache: SSL_OP_* and
    SSL_CTX_set_session_cache_mode are macros. */
 void CSystem_apns_sim_tune_context(SSL_CTX *ctx);
