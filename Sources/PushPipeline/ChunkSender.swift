@@ -47,6 +47,16 @@ struct ChunkSender: Sendable {
     }
 
     func run(_ chunk: LeasedChunk) async {
+        // The lease is kept while the chunk is worked on, however long a round takes (a
+        // slow APNs): otherwise another worker would lease it and send it again.
+        let heartbeat = Task { [queue] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(max(1, queue.leaseSeconds / 3)))
+                if Task.isCancelled { return }
+                try? await queue.extend(chunk)
+            }
+        }
+        defer { heartbeat.cancel() }
         do {
             try await send(chunk)
         } catch {
@@ -57,12 +67,40 @@ struct ChunkSender: Sendable {
         }
     }
 
+    /// Runs a database step of the chunk, waiting out an outage (for up to a lease) instead
+    /// of dropping the chunk: sent notifications whose outcomes were not written would be
+    /// sent again, and a chunk dropped before sending would wait out its lease.
+    private func surviving<T: Sendable>(_ chunk: LeasedChunk, _ step: () async throws -> T) async throws -> T {
+        var failures = 0
+        let giveUp = ContinuousClock.now + .seconds(queue.leaseSeconds)
+        while true {
+            do {
+                return try await step()
+            } catch PostgresError.unavailable(let message) where ContinuousClock.now < giveUp {
+                failures += 1
+                if failures == 1 {
+                    logger.warning("database unavailable; the chunk waits for it", [
+                        "chunk": String(chunk.id), "msg_id": String(chunk.messageID), "error": message,
+                    ])
+                }
+                try await Task.sleep(for: min(backoff.delay(retry: failures, jitter: Double.random(in: 0...1)), .seconds(1)))
+            }
+        }
+    }
+
+    private func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date,
+                       chunkComplete: Bool) async throws -> OutcomeWriter.Written {
+        try await surviving(chunk) {
+            try await writer.write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete)
+        }
+    }
+
     private func send(_ chunk: LeasedChunk) async throws {
-        let loaded = try await load(chunk)
+        let loaded = try await surviving(chunk) { try await load(chunk) }
         let now = Date()
         guard loaded.messageState == "sending" || loaded.messageState == "resolving" else {
             // Withdrawn (or already finished): what is not sent now never will be.
-            _ = try await writer.write(chunk, outcomes: [], retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(chunk, outcomes: [], retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         var early = loaded.unsendable
@@ -70,20 +108,20 @@ struct ChunkSender: Sendable {
             early + loaded.targets.map { ChunkRun.Outcome(deviceID: $0.deviceID, outcome: outcome, reason: reason, attempts: 0) }
         }
         guard loaded.expiresAt > now else {
-            _ = try await writer.write(chunk, outcomes: finishAll(.expired, "Expired"), retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(chunk, outcomes: finishAll(.expired, "Expired"), retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         guard let credential = loaded.credential else {
-            _ = try await writer.write(chunk, outcomes: finishAll(.failed, "NoCredentials"), retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(chunk, outcomes: finishAll(.failed, "NoCredentials"), retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         guard !credential.isBroken else {
             // Leased just before the credential broke: it waits with the app's other chunks.
-            try await queue.release(chunk, after: .zero)
+            try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
             return
         }
         guard let notification = preparedNotification(chunk, loaded: loaded, topic: credential.topic) else {
-            _ = try await writer.write(chunk, outcomes: finishAll(.failed, "InvalidBody"), retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(chunk, outcomes: finishAll(.failed, "InvalidBody"), retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         let sender: any NotificationSender
@@ -93,15 +131,17 @@ struct ChunkSender: Sendable {
             logger.error("the app's APNs credential cannot be used; its deliveries pause", [
                 "app_id": String(chunk.appID), "error": "\(error)",
             ])
-            try await markBroken(credential, reason: "CredentialUnusable")
-            try await queue.release(chunk, after: .zero)
+            try await surviving(chunk) { try await markBroken(credential, reason: "CredentialUnusable") }
+            try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
             return
         }
 
         // A badge change is stored for every target now, atomically, before anything is sent:
         // two pushes to one device, or a reset through the device API, never lose an update.
-        let targets = try await BadgeReservation.apply(notification.badge, to: loaded.targets, appID: chunk.appID, pool: pool,
-                                                     priority: chunk.priority)
+        let targets = try await surviving(chunk) {
+            try await BadgeReservation.apply(notification.badge, to: loaded.targets, appID: chunk.appID, pool: pool,
+                                             priority: chunk.priority)
+        }
         var run = ChunkRun(targets: targets)
         var rounds = 0
         while true {
@@ -116,20 +156,20 @@ struct ChunkSender: Sendable {
             for (target, step) in results { run.record(target, step: step) }
             let (outcomes, retries) = run.takeOutcomes()
             let broken = run.brokenCredential
-            let written = try await writer.write(
-                chunk, outcomes: early + outcomes, retries: retries, sentAt: sentAt, chunkComplete: run.isComplete && broken == nil)
+            let written = try await write(chunk, outcomes: early + outcomes, retries: retries, sentAt: sentAt,
+                                          chunkComplete: run.isComplete && broken == nil)
             count(written, retries: retries, appKey: credential.appKey)
             early = []
             if written.messageState == "withdrawn" {
-                _ = try await writer.write(chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
+                _ = try await write(chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
                 return
             }
             if let broken {
                 logger.error("APNs refused the app's credential; its deliveries pause until a new one is uploaded", [
                     "app_id": String(chunk.appID), "reason": broken,
                 ])
-                try await markBroken(credential, reason: broken)
-                try await queue.release(chunk, after: .zero)
+                try await surviving(chunk) { try await markBroken(credential, reason: broken) }
+                try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
                 return
             }
             if run.isComplete { return }
@@ -137,11 +177,10 @@ struct ChunkSender: Sendable {
             let delay = backoff.delay(retry: rounds, jitter: Double.random(in: 0...1))
             let untilExpiry = loaded.expiresAt.timeIntervalSinceNow
             if rounds >= roundsPerLease && Double(delay.components.seconds) < untilExpiry {
-                try await queue.release(chunk, after: delay)
+                try await surviving(chunk) { try await queue.release(chunk, after: delay) }
                 return
             }
             try await Task.sleep(for: min(delay, .milliseconds(Int64(max(untilExpiry, 0) * 1000))))
-            try await queue.extend(chunk)
         }
     }
 

@@ -46,6 +46,7 @@ extension FaultTests {
                 (try? await relay.push(small, ["platform": "ios", "audience": "all", "notification": ["alert": "probe"]]))?.status == 200
                     ? true : nil
             }
+            let backAt = try await relay.pool.query("SELECT now() AS t").first!.date("t")
             // The worker's LISTEN connection is back too (not only its polling fallback).
             try await poll(timeout: .seconds(15), "the worker to LISTEN again") {
                 try await relay.pool.query("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'")
@@ -62,6 +63,10 @@ extension FaultTests {
             #expect(result.slowest < .seconds(10), "no request hung: slowest \(result.slowest)")
             let message = try await relay.waitUntilFinished(broadcast, timeout: .seconds(FaultReport.full ? 600 : 120))
             #expect(try message.int("sent_count") == devices)
+            // Chunks in hand when the database went away waited for it and went on: none
+            // waited out its lease to be sent again.
+            let resumed = try message.date("finished_at").timeIntervalSince(backAt)
+            #expect(resumed < Double(relay.pipeline.leaseSeconds), "finished \(resumed) s after the database was back")
             let arrived = Arrivals(relay.simulator.deliveries(), tokens: bigTokens)
             #expect(arrived.delivered == devices, "every device of the broadcast received it")
             let window = relay.pipeline.slots * relay.pipeline.chunkSize
@@ -79,7 +84,8 @@ extension FaultTests {
                                delivered: arrived.delivered + received.reduce(0) { $0 + min($1.count, owed) },
                                duplicates: arrived.duplicates + smallDuplicates, elapsed: ContinuousClock.now - started,
                                notes: "\(result.accepted.count) accepted, \(result.unavailable) × 503/1030, slowest "
-                                   + "\(result.slowest.formatted(.units(allowed: [.milliseconds]))); \(deliveredInOutage) sent in the outage")
+                                   + "\(result.slowest.formatted(.units(allowed: [.milliseconds]))); \(deliveredInOutage) sent in the outage; "
+                                   + "broadcast done \(String(format: "%.1f", resumed)) s after the database was back")
         } catch {
             await relay.stop()
             try? cluster.stop()

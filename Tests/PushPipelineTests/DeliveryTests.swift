@@ -289,4 +289,21 @@ import Testing
             #expect(try left.first?.int("n") == 0)
         }
     }
+
+    /// A round slower than the lease (APNs answering after 3 s, leases of 2 s): the worker
+    /// keeps extending its lease, so the chunk is not taken back and sent a second time.
+    @Test func aRoundLongerThanTheLeaseIsNotSentTwice() async throws {
+        try await PipelineHarness.with(simulate: { $0.latencyMilliseconds = 3_000 }, tune: { $0.leaseSeconds = 2 }) { relay in
+            let app = try await relay.createApp()
+            let tokens = try await relay.insertDevices(app, count: 20, prefix: "aa")
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "slow"]])
+            let message = try await relay.waitUntilFinished(msgID)
+            #expect(try message.int("sent_count") == 20)
+            let deliveries = relay.simulator.deliveries()
+            #expect(Set(deliveries.map(\.token)) == Set(tokens))
+            #expect(deliveries.allSatisfy { $0.count == 1 }, "sent twice: \(deliveries.filter { $0.count > 1 }.count) devices")
+            let leases = try await relay.pool.query("SELECT max(leases) AS n FROM push_chunks WHERE message_id = $1", [msgID])
+            #expect(try leases.first?.int("n") == 1)
+        }
+    }
 }
