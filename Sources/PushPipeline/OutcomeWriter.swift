@@ -1,13 +1,12 @@
 import Foundation
 import PostgresStore
 
-/// Writes a batch of outcomes back in one statement: the `deliveries` rows (multi-row,
-/// `ON CONFLICT DO NOTHING`, so a re-sent device is never counted twice), the message's
-/// counters, `message_failures` and the admin reports' per-minute rollups for exactly the
-/// rows inserted, and — when the chunk has no device left — the chunk and
-/// possibly the message as done; dead tokens first, in the same transaction. Nothing else
-/// is written per device: "delivered to" is read
-/// from `deliveries` (migration 0021).
+/// Writes a batch of outcomes back in one statement: the `deliveries` rows (multi-row; a
+/// re-leased chunk skips rows that exist, so a re-sent device is never counted twice), the
+/// message's counters, `message_failures` and the admin reports' per-minute rollups for
+/// exactly the rows inserted, and — when the chunk has no device left — the chunk and
+/// possibly the message as done; dead tokens first, in the same transaction. Nothing else is
+/// written per device: "delivered to" is read from `deliveries` (migration 0021).
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
@@ -26,18 +25,27 @@ struct OutcomeWriter: Sendable {
     ///   - chunkComplete: every device of the chunk now has an outcome.
     func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool) async throws -> Written {
         var attempt = 0
+        // A chunk on its first lease is the only writer of its devices' rows: a plain insert,
+        // cheaper than ON CONFLICT's extra index probe per row. Should a row exist after all
+        // (a write whose success was lost with its connection, retried), the statement
+        // fails whole and runs again with ON CONFLICT.
+        var mayConflict = chunk.leases > 1
         while true {
             attempt += 1
             do {
-                return try await pool.withConnection(priority: chunk.priority) { [self] connection in
+                return try await pool.withConnection(priority: chunk.priority) { [self, mayConflict] connection in
                     // Without dead tokens the write is one statement, its own transaction.
                     guard outcomes.contains(where: { $0.outcome == .invalidated }) else {
-                        return try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete, on: connection)
+                        return try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete,
+                                         mayConflict: mayConflict, on: connection)
                     }
                     return try connection.transaction { connection in
-                        try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete, on: connection)
+                        try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete,
+                                  mayConflict: mayConflict, on: connection)
                     }
                 }
+            } catch PostgresError.server(let state, _) where state == "23505" && !mayConflict {
+                mayConflict = true
             } catch PostgresError.server(let state, _) where (state == "40P01" || state == "40001") && attempt < 5 {
                 // Two chunks of different messages touching the same devices: try again.
                 continue
@@ -46,7 +54,7 @@ struct OutcomeWriter: Sendable {
     }
 
     private func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool,
-                       on connection: PostgresConnection) throws -> Written {
+                       mayConflict: Bool, on connection: PostgresConnection) throws -> Written {
         var outcomes = outcomes
         let invalid = outcomes.filter { $0.outcome == .invalidated }
         if !invalid.isEmpty {
@@ -71,12 +79,25 @@ struct OutcomeWriter: Sendable {
         // statement ends and commits. Completion is a count of the chunks still pending,
         // decremented here: after waiting for the row lock the update re-reads the row, so
         // two writers finishing the last two chunks cannot both miss it.
-        let state = try connection.preparedQuery("pushrelay_write_outcomes", """
+        let state = try connection.preparedQuery(mayConflict ? "pushrelay_write_outcomes" : "pushrelay_write_outcomes_first",
+                                                 Self.statement(onConflict: mayConflict),
+                                                 [chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)),
+                                                  SQLArray.text(outcomes.map(\.outcome.rawValue)), SQLArray.text(outcomes.map(\.reason)),
+                                                  SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID, chunk.id, owner, chunkComplete])
+        let messageState = try state.first?.string("state") ?? "done"
+        var counts: [DeliveryOutcome: Int] = [:]
+        for outcome in outcomes { counts[outcome.outcome, default: 0] += 1 }
+        return Written(messageState: messageState, counts: counts)
+    }
+
+    /// The write as one statement; with `onConflict`, rows that exist already are skipped.
+    private static func statement(onConflict: Bool) -> String {
+        """
             WITH inserted AS (
                 INSERT INTO deliveries (message_id, device_id, outcome, reason, attempts)
                 SELECT $1, v.id, v.outcome, v.reason, v.attempts
                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::integer[]) AS v(id, outcome, reason, attempts)
-                ON CONFLICT DO NOTHING
+                \(onConflict ? "ON CONFLICT DO NOTHING" : "")
                 RETURNING outcome, reason
             ), failures AS (
                 INSERT INTO message_failures (message_id, reason, count)
@@ -121,12 +142,6 @@ struct OutcomeWriter: Sendable {
                    finished_at = CASE WHEN m.state = 'sending' AND m.chunks_pending - p.chunks = 0 THEN now() ELSE m.finished_at END
             FROM progress p WHERE m.id = $1
             RETURNING m.state
-            """, [chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)), SQLArray.text(outcomes.map(\.outcome.rawValue)),
-                  SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID,
-                  chunk.id, owner, chunkComplete])
-        let messageState = try state.first?.string("state") ?? "done"
-        var counts: [DeliveryOutcome: Int] = [:]
-        for outcome in outcomes { counts[outcome.outcome, default: 0] += 1 }
-        return Written(messageState: messageState, counts: counts)
+            """
     }
 }

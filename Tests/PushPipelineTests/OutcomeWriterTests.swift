@@ -1,0 +1,54 @@
+import Foundation
+import PostgresStore
+@testable import PushPipeline
+import Testing
+import TestSupport
+
+/// The outcome write against the database, without a worker: what it counts when rows exist.
+@Suite(.serialized) struct OutcomeWriterTests {
+    /// A first-lease write (a plain insert) that meets a row written before — a write whose
+    /// success was lost with its connection, retried — runs again skipping that row: the
+    /// rows and counters stay exact and the chunk and message finish.
+    @Test func aFirstLeaseWriteMeetingAnExistingRowSkipsIt() async throws {
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: try await TestDatabase.fresh(), size: 2),
+                                logger: TestDatabase.quietLogger)
+        do {
+            try await check(pool)
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
+
+    private func check(_ pool: PostgresPool) async throws {
+        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
+        let messageID = try await pool.query("""
+            WITH app AS (INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef01234567', 'w', 'h') RETURNING id),
+                 device AS (INSERT INTO devices (app_id, token, environment)
+                            SELECT app.id, lpad(to_hex(i), 64, '0'), 'production' FROM app, generate_series(1, 3) i RETURNING id, app_id),
+                 message AS (INSERT INTO messages (id, app_id, body, environment, lane, state, accepted_at, expires_at, chunks_pending)
+                             SELECT pushrelay_message_id_at(now()) + 1, id, '{}', 'production', 'broadcast', 'sending', 0,
+                                    now() + interval '1 hour', 1 FROM app RETURNING id)
+            INSERT INTO push_chunks (message_id, app_id, lane, device_ids, state, lease_owner, leases)
+            SELECT message.id, (SELECT id FROM app), 'broadcast', (SELECT array_agg(id ORDER BY id) FROM device), 'leased', 'me', 1
+            FROM message RETURNING message_id, id, app_id, device_ids::text AS ids
+            """).first!
+        let ids = try messageID.string("ids").dropFirst().dropLast().split(separator: ",").map { Int64($0)! }
+        let chunk = LeasedChunk(id: Int64(try messageID.int("id")), messageID: Int64(try messageID.int("message_id")),
+                                appID: Int64(try messageID.int("app_id")), lane: .broadcast, leases: 1)
+        try await pool.query("INSERT INTO deliveries (message_id, device_id, outcome) VALUES ($1, $2, 'sent')", [chunk.messageID, ids[0]])
+
+        let writer = OutcomeWriter(pool: pool, owner: "me")
+        let outcomes = ids.map { ChunkRun.Outcome(deviceID: $0, outcome: .sent, reason: nil, attempts: 1) }
+        let written = try await writer.write(chunk, outcomes: outcomes, retries: 0, sentAt: Date(), chunkComplete: true)
+
+        #expect(written.messageState == "done")
+        let message = try await pool.query("SELECT sent_count, chunks_pending FROM messages WHERE id = $1", [chunk.messageID]).first!
+        #expect(try message.int("sent_count") == 2, "the existing row is not counted again")
+        #expect(try message.int("chunks_pending") == 0)
+        let rows = try await pool.query("SELECT count(*) AS n FROM deliveries WHERE message_id = $1", [chunk.messageID])
+        #expect(try rows.first?.int("n") == 3)
+        #expect(try await pool.query("SELECT state FROM push_chunks WHERE id = $1", [chunk.id]).first?["state"] == "done")
+    }
+}
