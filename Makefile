@@ -7,9 +7,9 @@ SWIFT ?= swift
 # Build: the C libraries. Run: PostgreSQL, openssl and curl (make run's demo app).
 # Tests: tzdata (schedule rules), nghttp2's client and server (outside HTTP/2 peers),
 # wrk and pgbench (benchmarks), python3 with the official JPush SDK (interop tests),
-# chromium (the dashboard is driven in headless Chromium).
+# chromium (the dashboard is driven in headless Chromium), pgbouncer (PgBouncerTests).
 PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata \
-	nghttp2-client nghttp2-server wrk python3 python3-pip chromium
+	nghttp2-client nghttp2-server wrk python3 python3-pip chromium pgbouncer
 
 .PHONY: all deps jpush-sdk schemathesis build release run test reliability bench bench-apns bench-devices bench-fanout clean
 
