@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayCore"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayCore"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "RelayCore"]),
-        .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "RelayCore"]),
+        .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "RelayCore", "TestSupport"]),
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),

@@ -188,7 +188,7 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         log = RequestLog(method: method, path: parsed.path, requestID: requestID, started: started)
-        guard context.admit() else {
+        guard context.inFlight.claim() else {
             send(.error(JPushError(status: 503, code: 1030, message: "server busy, try again")), to: request, log: log)
             return
         }
@@ -211,7 +211,7 @@ final class EventLoop: @unchecked Sendable {
             switch message {
             case .reply(let id, let response):
                 guard let finished = pending.removeValue(forKey: id) else { continue }
-                context.release()
+                context.inFlight.release()
                 send(response, to: finished.request, log: finished.log)
             case .stopAccepting:
                 if let boundSocket { evhttp_del_accept_socket(http, boundSocket) }
@@ -237,7 +237,7 @@ final class EventLoop: @unchecked Sendable {
         writing.remove(connection)
         if let tracked = connections.removeValue(forKey: connection) {
             tracked.detach()
-            context.releaseConnection()
+            context.openConnections.release()
         }
         stopIfDrained()
     }
@@ -269,7 +269,7 @@ final class EventLoop: @unchecked Sendable {
             bufferevent_getcb(bufferevent, nil, nil, nil, &argument)
             guard let argument else { continue }
             let connection = OpaquePointer(argument)
-            guard context.claimConnection() else {
+            guard context.openConnections.claim() else {
                 refuse(connection, bufferevent: bufferevent)
                 continue
             }

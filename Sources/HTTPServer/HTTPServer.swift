@@ -64,7 +64,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Connections open right now, over all loops (refused ones are never counted).
-    public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
+    public var openConnections: Int { context.openConnections.current }
 
     /// Stops accepting connections, lets requests in flight finish and their replies be
     /// written, then stops the loops and waits for their threads to end.

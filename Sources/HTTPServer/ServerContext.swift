@@ -11,44 +11,18 @@ final class ServerContext: Sendable {
     /// The TLS context when the configuration names certificate files; its loading error otherwise.
     let tls: Result<ServerTLSContext, HTTPServerError>?
     /// Requests handed to the responder whose reply has not come back yet.
-    let inFlight = Atomic<Int>(0)
+    let inFlight: BoundedCount
     /// Connections accepted and not yet closed, over all loops.
-    let openConnections = Atomic<Int>(0)
+    let openConnections: BoundedCount
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        inFlight = BoundedCount(limit: configuration.maxRequestsInFlight)
+        openConnections = BoundedCount(limit: configuration.maxConnections)
         self.errorPage = ErrorPage(maxBodySize: configuration.maxBodySize)
         self.tls = configuration.tls.map { files in Result { () throws(HTTPServerError) in try ServerTLSContext(files) } }
-    }
-
-    /// Claims a slot for one more request, or returns false when the bound is reached.
-    func admit() -> Bool {
-        let now = inFlight.add(1, ordering: .relaxed).newValue
-        if now > configuration.maxRequestsInFlight {
-            inFlight.subtract(1, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    func release() {
-        inFlight.subtract(1, ordering: .relaxed)
-    }
-
-    /// Counts one more open connection, or returns false when `maxConnections` are open.
-    func claimConnection() -> Bool {
-        let now = openConnections.add(1, ordering: .relaxed).newValue
-        if now > configuration.maxConnections {
-            openConnections.subtract(1, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    func releaseConnection() {
-        openConnections.subtract(1, ordering: .relaxed)
     }
 
     /// The one access-log line per request; never the body nor any header value.
@@ -62,5 +36,30 @@ final class ServerContext: Sendable {
         ]
         fields.merge(extra) { _, new in new }
         logger.info("request", fields)
+    }
+}
+
+/// A count shared by every loop, refused past its limit.
+final class BoundedCount: Sendable {
+    let limit: Int
+    private let value = Atomic<Int>(0)
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var current: Int { value.load(ordering: .relaxed) }
+
+    /// Counts one more, or returns false (counting nothing) when `limit` are counted.
+    func claim() -> Bool {
+        if value.add(1, ordering: .relaxed).newValue > limit {
+            value.subtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func release() {
+        value.subtract(1, ordering: .relaxed)
     }
 }

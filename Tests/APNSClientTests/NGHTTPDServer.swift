@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import TestSupport
 
 /// `nghttpd`, a real HTTP/2 + TLS server, serving empty files at `/3/device/<token>` on
 /// 127.0.0.1 with a self-signed certificate made for the test.
@@ -51,7 +52,7 @@ final class NGHTTPDServer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        try await poll { accepts(port: port) }
+        try await poll { TestProcess.accepts(port: port) }
     }
 
     /// Freezes nghttpd (SIGSTOP): connections stay open, nothing is answered.

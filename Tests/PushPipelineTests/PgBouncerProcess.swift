@@ -78,7 +78,7 @@ final class PgBouncer: Sendable {
         do {
             try await poll(timeout: .seconds(10), "pgbouncer to accept on port \(port)") { () -> Bool? in
                 guard process.isRunning else { throw HarnessError("pgbouncer exited \(process.terminationStatus): \(bouncer.log)") }
-                return Self.accepts(port: port) ? true : nil
+                return TestProcess.accepts(port: port) ? true : nil
             }
         } catch {
             bouncer.stop()
@@ -117,18 +117,5 @@ final class PgBouncer: Sendable {
             settings[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
         return settings
-    }
-
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
