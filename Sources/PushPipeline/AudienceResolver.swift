@@ -6,9 +6,9 @@ import RelayCore
 /// Cuts `resolving` messages (broadcasts, tag pushes) into chunks, one bounded slice per
 /// transaction.
 ///
-/// The message row is locked (`FOR UPDATE SKIP LOCKED`) for the slice, so two workers never
-/// cut the same slice and a crash mid-slice leaves nothing half done: the cursor
-/// (`resolve_cursor`) and the chunks it covers commit together.
+/// A resolver holds the message (an advisory lock for the transaction) while it cuts a
+/// slice, so two workers never cut the same slice, and a crash mid-slice leaves nothing half
+/// done: the cursor (`resolve_cursor`) and the chunks it covers commit together.
 struct AudienceResolver: Sendable {
     let pool: PostgresPool
     let chunkMaker: ChunkMaker
@@ -27,46 +27,71 @@ struct AudienceResolver: Sendable {
     }
 
     /// Resolves one slice of the oldest message that needs it.
+    ///
+    /// Resolvers exclude each other per message with a transaction-scoped advisory lock, not
+    /// with the message row's lock: outcome writers update that row (its counters) all the
+    /// time, and would wait for the whole slice. The row is locked only by the slice's last
+    /// statement.
     func resolveNextSlice() async throws -> Step {
         // Bulk: a slice of a broadcast's audience waits behind API calls and targeted pushes.
-        try await pool.withConnection(priority: .bulk) { [self] connection in
-            try connection.transaction { connection in
-                guard let row = try connection.query("""
-                    SELECT id, app_id, body, environment, lane, resolve_cursor, accepted_at,
-                           coalesce(extract(epoch FROM spread_until)::bigint - accepted_at, 0) AS spread
-                    FROM messages WHERE state = 'resolving' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
-                    """).first else {
-                    let waiting = try connection.query("SELECT EXISTS (SELECT 1 FROM messages WHERE state = 'resolving') AS waiting")
-                    return try waiting.first?.bool("waiting") == true ? .busy : .idle
-                }
-                let id = Int64(try row.int("id"))
-                let audience: Audience
-                do {
-                    audience = try PushRequest.parse(Array(try row.string("body").utf8)).audience
-                } catch {
-                    // Accepted bodies always parse; one that no longer does (a rule tightened
-                    // since) is closed rather than retried for ever.
-                    try connection.query("UPDATE messages SET state = 'done', finished_at = now() WHERE id = $1", [id])
-                    return .made
-                }
-                let message = ChunkMaker.Message(
-                    id: id, appID: Int64(try row.int("app_id")), environment: try row.string("environment"),
-                    lane: try row.string("lane"), audience: audience, acceptedAt: try row.int("accepted_at"),
-                    spreadSeconds: try row.int("spread"))
-                let slice = try chunkMaker.makeChunks(message, after: Int64(try row.int("resolve_cursor")), limit: sliceSize, on: connection)
-                let complete = slice.devices < sliceSize
-                // Resolved and every chunk already sent (or none made): the message is done.
-                try connection.query("""
-                    UPDATE messages SET target_count = target_count + $2, resolve_cursor = coalesce($3, resolve_cursor),
-                           chunks_pending = chunks_pending + $5,
-                           state = CASE WHEN NOT $4::boolean THEN 'resolving'
-                                        WHEN chunks_pending + $5 = 0 THEN 'done' ELSE 'sending' END,
-                           finished_at = CASE WHEN $4::boolean AND chunks_pending + $5 = 0 THEN now() ELSE finished_at END
-                    WHERE id = $1
-                    """, [id, slice.devices, slice.lastDeviceID, complete, slice.chunks])
-                if slice.chunks > 0 { try connection.query(PushChannel.notify) }
-                return .made
+        do {
+            return try await pool.withConnection(priority: .bulk) { [self] connection in
+                try connection.transaction { connection in try resolveSlice(on: connection) }
             }
+        } catch is SliceAbandoned {
+            return .made
         }
+    }
+
+    /// The message was withdrawn (or finished) while its slice was being cut: the slice is
+    /// rolled back.
+    private struct SliceAbandoned: Error {}
+
+    private func resolveSlice(on connection: PostgresConnection) throws -> Step {
+        // The first waiting message no other resolver holds (the limit bounds the locks tried).
+        guard let claimed = try connection.query("""
+            SELECT id FROM (SELECT id FROM messages WHERE state = 'resolving' ORDER BY id LIMIT 16) waiting
+            WHERE pg_try_advisory_xact_lock(hashtext('pushrelay_resolve'), hashtext(waiting.id::text))
+            LIMIT 1
+            """).first else {
+            let waiting = try connection.query("SELECT EXISTS (SELECT 1 FROM messages WHERE state = 'resolving') AS waiting")
+            return try waiting.first?.bool("waiting") == true ? .busy : .idle
+        }
+        // Read after taking the lock, so the cursor is the one the last resolver committed.
+        guard let row = try connection.query("""
+            SELECT id, app_id, body, environment, lane, resolve_cursor, accepted_at,
+                   coalesce(extract(epoch FROM spread_until)::bigint - accepted_at, 0) AS spread
+            FROM messages WHERE id = $1 AND state = 'resolving'
+            """, [Int64(try claimed.int("id"))]).first else { return .made }
+        let id = Int64(try row.int("id"))
+        let audience: Audience
+        do {
+            audience = try PushRequest.parse(Array(try row.string("body").utf8)).audience
+        } catch {
+            // Accepted bodies always parse; one that no longer does (a rule tightened
+            // since) is closed rather than retried for ever.
+            try connection.query("UPDATE messages SET state = 'done', finished_at = now() WHERE id = $1 AND state = 'resolving'", [id])
+            return .made
+        }
+        let message = ChunkMaker.Message(
+            id: id, appID: Int64(try row.int("app_id")), environment: try row.string("environment"),
+            lane: try row.string("lane"), audience: audience, acceptedAt: try row.int("accepted_at"),
+            spreadSeconds: try row.int("spread"))
+        let slice = try chunkMaker.makeChunks(message, after: Int64(try row.int("resolve_cursor")), limit: sliceSize, on: connection)
+        let complete = slice.devices < sliceSize
+        // Resolved and every chunk already sent (or none made): the message is done.
+        let updated = try connection.query("""
+            UPDATE messages SET target_count = target_count + $2, resolve_cursor = coalesce($3, resolve_cursor),
+                   chunks_pending = chunks_pending + $5,
+                   state = CASE WHEN NOT $4::boolean THEN 'resolving'
+                                WHEN chunks_pending + $5 = 0 THEN 'done' ELSE 'sending' END,
+                   finished_at = CASE WHEN $4::boolean AND chunks_pending + $5 = 0 THEN now() ELSE finished_at END
+            WHERE id = $1 AND state = 'resolving'
+            RETURNING id
+            """, [id, slice.devices, slice.lastDeviceID, complete, slice.chunks])
+        // Withdrawn meanwhile: its chunks must not exist.
+        guard !updated.isEmpty else { throw SliceAbandoned() }
+        if slice.chunks > 0 { try connection.query(PushChannel.notify) }
+        return .made
     }
 }
