@@ -70,6 +70,39 @@ import Testing
         }
     }
 
+    /// The same tokens imported again update the devices (same ids, new tags), and another
+    /// app importing those tokens gets devices and tag rows of its own.
+    @Test func reimportUpdatesAndStaysInItsApp() async throws {
+        try await RelayHarness.with { relay in
+            let a = try await DeviceClient.make(relay), b = try await DeviceClient.make(relay)
+            let tokens = (0..<20).map { _ in DeviceClient.randomToken() }
+            let first = tokens.map { "\($0),production,,one two\n" }.joined()
+            let created = try await post(a, first, contentType: "text/csv")
+            #expect(created.json["created"] as? Int == 20 && created.json["updated"] as? Int == 0)
+            let idsQuery = "SELECT array_agg(id ORDER BY id)::text AS ids FROM devices WHERE app_id = (SELECT id FROM apps WHERE app_key = $1)"
+            let idsBefore = try await relay.pool.query(idsQuery, [a.key]).first?.string("ids")
+            let again = try await post(a, tokens.map { "\($0),sandbox,,two three\n" }.joined(), contentType: "text/csv")
+            #expect(again.json["created"] as? Int == 0 && again.json["updated"] as? Int == 20)
+            let other = try await post(b, first, contentType: "text/csv")
+            #expect(other.json["created"] as? Int == 20 && other.json["updated"] as? Int == 0)
+
+            let rows = try await relay.pool.query("""
+                SELECT (SELECT array_agg(id ORDER BY id)::text FROM devices WHERE app_id = (SELECT id FROM apps WHERE app_key = $1)) AS ids,
+                       (SELECT count(*) FROM devices WHERE app_id = (SELECT id FROM apps WHERE app_key = $1) AND environment = 'sandbox') AS sandbox,
+                       (SELECT string_agg(DISTINCT tag, ' ' ORDER BY tag) FROM device_tags WHERE app_id = (SELECT id FROM apps WHERE app_key = $1)) AS a_tags,
+                       (SELECT string_agg(DISTINCT tag, ' ' ORDER BY tag) FROM device_tags WHERE app_id = (SELECT id FROM apps WHERE app_key = $2)) AS b_tags,
+                       (SELECT count(*) FROM device_tags WHERE app_id = (SELECT id FROM apps WHERE app_key = $1)) AS a_rows,
+                       (SELECT count(*) FROM device_tags t JOIN devices d ON d.id = t.device_id WHERE d.app_id <> t.app_id) AS crossed
+                """, [a.key, b.key])
+            let row = try #require(rows.first)
+            #expect(try row.string("ids") == idsBefore, "re-import keeps the devices")
+            #expect(try row.int("sandbox") == 20)
+            #expect(try row.string("a_tags") == "three two" && row.int("a_rows") == 40, "tags replaced, not added")
+            #expect(try row.string("b_tags") == "one two")
+            #expect(try row.int("crossed") == 0, "every tag row names a device of its own app")
+        }
+    }
+
     @Test func refusedImports() async throws {
         try await RelayHarness.with { relay in
             let app = try await DeviceClient.make(relay)

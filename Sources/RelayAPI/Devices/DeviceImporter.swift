@@ -32,33 +32,45 @@ struct DeviceImporter {
                 SELECT DISTINCT ON (token) * FROM device_import ORDER BY token, line DESC
                 """)
             try connection.query("ANALYZE device_import_latest")
+            // Each device's tags come from the statement that wrote the device (RETURNING),
+            // not from a second join of the staged rows with all of the app's devices.
             summary.updated = try connection.query("""
-                UPDATE devices d SET
-                    environment = l.environment,
-                    alias = CASE WHEN l.has_alias THEN NULLIF(l.alias, '') ELSE d.alias END,
-                    badge = coalesce(l.badge, d.badge),
-                    registered_at = now(), last_seen_at = now(),
-                    reactivated_at = CASE WHEN d.active THEN d.reactivated_at ELSE now() END,
-                    active = true
-                FROM device_import_latest l
-                WHERE d.app_id = $1 AND d.token = l.token
-                """, [appID]).affectedRows
+                WITH updated AS (
+                    UPDATE devices d SET
+                        environment = l.environment,
+                        alias = CASE WHEN l.has_alias THEN NULLIF(l.alias, '') ELSE d.alias END,
+                        badge = coalesce(l.badge, d.badge),
+                        registered_at = now(), last_seen_at = now(),
+                        reactivated_at = CASE WHEN d.active THEN d.reactivated_at ELSE now() END,
+                        active = true
+                    FROM device_import_latest l
+                    WHERE d.app_id = $1 AND d.token = l.token
+                    RETURNING d.id, l.has_tags, l.tags
+                ), dropped AS (
+                    DELETE FROM device_tags t USING updated u
+                    WHERE u.has_tags AND t.app_id = $1 AND t.device_id = u.id AND NOT (t.tag = ANY (u.tags))
+                ), added AS (
+                    INSERT INTO device_tags (app_id, tag, device_id)
+                    SELECT $1, tag, u.id FROM updated u, unnest(u.tags) AS tag WHERE u.has_tags
+                    ON CONFLICT DO NOTHING
+                )
+                SELECT count(*) AS n FROM updated
+                """, [appID]).first?.int("n") ?? 0
+            // A device created here is invisible to every other transaction until this one
+            // commits, so its tags (distinct, by the parser) cannot conflict: a plain insert.
             summary.created = try connection.query("""
-                INSERT INTO devices (app_id, token, environment, alias, badge)
-                SELECT $1, token, environment, NULLIF(alias, ''), coalesce(badge, 0) FROM device_import_latest
-                ON CONFLICT (app_id, token) DO NOTHING
-                """, [appID]).affectedRows
-            try connection.query("""
-                DELETE FROM device_tags t USING device_import_latest l, devices d
-                WHERE l.has_tags AND d.app_id = $1 AND d.token = l.token AND t.device_id = d.id AND NOT (t.tag = ANY (l.tags))
-                """, [appID])
-            try connection.query("""
-                INSERT INTO device_tags (app_id, tag, device_id)
-                SELECT $1, tag, d.id FROM device_import_latest l JOIN devices d ON d.app_id = $1 AND d.token = l.token,
-                     unnest(l.tags) AS tag
-                WHERE l.has_tags
-                ON CONFLICT DO NOTHING
-                """, [appID])
+                WITH created AS (
+                    INSERT INTO devices (app_id, token, environment, alias, badge)
+                    SELECT $1, token, environment, NULLIF(alias, ''), coalesce(badge, 0) FROM device_import_latest
+                    ON CONFLICT (app_id, token) DO NOTHING
+                    RETURNING id, token
+                ), added AS (
+                    INSERT INTO device_tags (app_id, tag, device_id)
+                    SELECT $1, tag, c.id FROM created c JOIN device_import_latest l USING (token), unnest(l.tags) AS tag
+                    WHERE l.has_tags
+                )
+                SELECT count(*) AS n FROM created
+                """, [appID]).first?.int("n") ?? 0
             return summary
         }
     }
