@@ -4,18 +4,23 @@ import Foundation
 /// Runs a program to completion, optionally as another user, capturing its output.
 ///
 /// Blocks the calling thread: call it from a thread of your own, never the concurrency pool.
-struct ProgramRunner {
+public struct ProgramRunner: Sendable {
     /// The unprivileged user to run as (through `runuser`), or nil to run as ourselves.
     let user: String?
     let workingDirectory: String
 
-    struct Outcome {
-        let status: Int32
-        /// Standard output and standard error, interleaved.
-        let output: String
+    public init(user: String? = nil, workingDirectory: String = FileManager.default.currentDirectoryPath) {
+        self.user = user
+        self.workingDirectory = workingDirectory
     }
 
-    func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
+    public struct Outcome: Sendable {
+        public let status: Int32
+        /// Standard output and standard error, interleaved.
+        public let output: String
+    }
+
+    public func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
         // Output goes to a file rather than a pipe: `pg_ctl start` leaves a server running,
         // and nothing it spawns can then hold a pipe of ours open.
         let outputPath = FileManager.default.temporaryDirectory

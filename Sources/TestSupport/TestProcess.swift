@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 
 /// The `pushrelay` binary the tests start, and a port to start it on.
 public enum TestProcess {
@@ -39,6 +40,23 @@ public enum TestProcess {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+    }
+
+    /// Runs a program to completion on a thread of its own, failing unless it exits 0. It
+    /// waits with the store's runner (posix_spawn and waitpid): a full test run once hung
+    /// with only Foundation's Process thread left, waiting for an exit it never reported.
+    ///
+    /// - Returns: its standard output and standard error, interleaved.
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
+        let runner = ProgramRunner(workingDirectory: directory?.path ?? FileManager.default.currentDirectoryPath)
+        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProgramRunner.Outcome, any Error>) in
+            Thread { continuation.resume(with: Result { try runner.run(executable, arguments) }) }.start()
+        }
+        guard outcome.status == 0 else {
+            throw TestSetupError("\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.output)")
+        }
+        return outcome.output
     }
 }
 

@@ -1,26 +1,16 @@
 import CSystem
 import Foundation
 import Synchronization
+import TestSupport
 
-/// Runs a program to completion without blocking a concurrency thread.
+/// Runs a program to completion (see `TestProcess.run`).
 @discardableResult
 func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-        process.terminationHandler = { _ in continuation.resume() }
-        do { try process.run() } catch { continuation.resume(throwing: error) }
+    do {
+        return try await TestProcess.run(executable, arguments, in: directory)
+    } catch {
+        throw TestFailure("\(error)")
     }
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text)")
-    }
-    return text
 }
 
 struct TestFailure: Error, CustomStringConvertible {
