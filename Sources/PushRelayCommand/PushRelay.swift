@@ -17,7 +17,7 @@ enum PushRelay {
           help       this text and the configuration variables
 
         configuration (environment):
-        \((RelayConfiguration.variables + PipelineConfiguration.variables).map { "  \($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.meaning)" }.joined(separator: "\n"))
+        \(variableList)
         """
 
     static func main() async {
@@ -52,4 +52,11 @@ enum PushRelay {
         StandardStream.error.write("pushrelay: \(message)\n")
         return 1
     }
+}
+
+/// The configuration variables for `pushrelay help`, names padded to the longest one (never cut).
+private var variableList: String {
+    let variables = RelayConfiguration.variables + PipelineConfiguration.variables
+    let width = variables.map(\.name.count).max() ?? 0
+    return variables.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0)) \($0.meaning)" }.joined(separator: "\n")
 }
