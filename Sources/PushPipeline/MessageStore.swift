@@ -101,25 +101,32 @@ public final class MessageStore: Sendable {
         // Platforms without iOS: accepted, nobody to deliver to on this relay.
         guard ios else { return accepted }
 
-        let audience = AudienceQuery(request.audience, appID: appID, environment: environment, firstParameter: 1)
-        let exists = try connection.query("SELECT EXISTS (SELECT 1 FROM devices d WHERE \(audience.condition)) AS e", audience.parameters)
-        guard try exists.first?.bool("e") == true else {
-            throw JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
-                             msgID: id.description)
+        let nobody = JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
+                                msgID: id.description)
+        guard request.audience.isTargeted else {
+            // Workers cut a broadcast into chunks; here only whether anyone is in it.
+            let audience = AudienceQuery(request.audience, appID: appID, environment: environment, firstParameter: 1)
+            let exists = try connection.query("SELECT EXISTS (SELECT 1 FROM devices d WHERE \(audience.condition)) AS e", audience.parameters)
+            guard try exists.first?.bool("e") == true else { throw nobody }
+            try connection.query(PushChannel.notify)
+            return accepted
         }
-        if request.audience.isTargeted {
-            let message = ChunkMaker.Message(
-                id: id.rawValue, appID: appID, environment: environment, lane: lane, audience: request.audience,
-                acceptedAt: now, spreadSeconds: 0)
-            let slice = try chunkMaker.makeChunks(message, after: 0, limit: inlineLimit, on: connection)
-            let complete = slice.devices < inlineLimit
-            try connection.query("""
-                UPDATE messages SET target_count = $2, resolve_cursor = $3, chunks_pending = $5,
-                       state = CASE WHEN $4::boolean THEN 'sending' ELSE 'resolving' END
-                WHERE id = $1
-                """, [id.rawValue, slice.devices, slice.lastDeviceID ?? 0, complete, slice.chunks])
-        }
-        try connection.query(PushChannel.notify)
+        // A push naming devices is cut into chunks now; none made means nobody matched (the
+        // transaction rolls back). The notification goes with the message's update: each
+        // statement here is a round trip before the push is answered and a worker wakes.
+        let message = ChunkMaker.Message(
+            id: id.rawValue, appID: appID, environment: environment, lane: lane, audience: request.audience,
+            acceptedAt: now, spreadSeconds: 0)
+        let slice = try chunkMaker.makeChunks(message, after: 0, limit: inlineLimit, on: connection)
+        guard slice.devices > 0 else { throw nobody }
+        let complete = slice.devices < inlineLimit
+        try connection.query("""
+            UPDATE messages SET target_count = $2, resolve_cursor = $3, chunks_pending = $5,
+                   state = CASE WHEN $4::boolean THEN 'sending' ELSE 'resolving' END
+            FROM (SELECT pg_notify($6, $7)) AS notified
+            WHERE id = $1
+            """, [id.rawValue, slice.devices, slice.lastDeviceID ?? 0, complete, slice.chunks, PushChannel.name,
+                  complete ? PushChannel.chunksReady : ""])
         return accepted
     }
 

@@ -4,21 +4,21 @@ import RelayCore
 import Synchronization
 
 /// LISTENs on a channel (`PushChannel.name` unless told otherwise) on a libpq connection of its own, on a thread of its own,
-/// and calls `onNotify` for each notification (and after every reconnect, in case one was
-/// missed while disconnected).
+/// and calls `onNotify` with the payloads of the notifications that arrived together (and
+/// with nil after every reconnect: anything may have been missed while disconnected).
 ///
 /// Thread rule: the `PGconn` is opened, used and closed only on the listener's thread.
 final class NotificationListener: Sendable {
     private let connectionString: String
     private let channel: String
     private let logger: Logger
-    private let onNotify: @Sendable () -> Void
+    private let onNotify: @Sendable ([String]?) -> Void
     private let stopped = Atomic<Bool>(false)
     private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let done = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
 
-    init(connectionString: String, channel: String = PushChannel.name, logger: Logger, onNotify: @escaping @Sendable () -> Void) {
+    init(connectionString: String, channel: String = PushChannel.name, logger: Logger, onNotify: @escaping @Sendable ([String]?) -> Void) {
         self.connectionString = connectionString
         self.channel = channel
         self.logger = logger
@@ -68,7 +68,7 @@ final class NotificationListener: Sendable {
                 let ok = PQresultStatus(result) == PGRES_COMMAND_OK
                 PQclear(result)
                 if ok {
-                    onNotify()
+                    onNotify(nil)
                     listen(connection)
                 }
             }
@@ -89,12 +89,12 @@ final class NotificationListener: Sendable {
             if ready < 0 && errno != EINTR { return }
             guard ready > 0 else { continue }
             guard PQconsumeInput(connection) == 1 else { return }
-            var notified = false
+            var payloads: [String] = []
             while let notification = PQnotifies(connection) {
+                payloads.append(String(cString: notification.pointee.extra))
                 PQfreemem(notification)
-                notified = true
             }
-            if notified { onNotify() }
+            if !payloads.isEmpty { onNotify(payloads) }
             if PQstatus(connection) != CONNECTION_OK { return }
         }
     }

@@ -51,9 +51,10 @@ public final class PushWorker: Sendable {
         scheduler = Mutex(LaneScheduler(slots: configuration.slots, reservedForTargeted: configuration.targetedSlots))
         let wake = wake
         let resolveWake = resolveWake
-        listener = NotificationListener(connectionString: connectionString, logger: logger) {
+        listener = NotificationListener(connectionString: connectionString, logger: logger) { payloads in
             wake.signal()
-            resolveWake.signal()
+            // Chunks made by the API (targeted pushes) leave nothing to resolve.
+            if payloads?.allSatisfy({ $0 == PushChannel.chunksReady }) != true { resolveWake.signal() }
         }
     }
 

@@ -47,7 +47,7 @@ public final class Scheduler: Sendable {
         let logger = logger.with(["component": "scheduler"])
         self.logger = logger
         let wake = wake
-        listener = NotificationListener(connectionString: connectionString, channel: ScheduleChannel.name, logger: logger) {
+        listener = NotificationListener(connectionString: connectionString, channel: ScheduleChannel.name, logger: logger) { _ in
             wake.signal()
         }
     }
