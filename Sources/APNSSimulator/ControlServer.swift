@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import RelayCore
 
 /// The plain-HTTP control endpoint: one `event_base` and `evhttp` on a thread of its own,
 /// answering from the recorder (see `ControlRoute`).
@@ -39,15 +40,10 @@ final class ControlServer: @unchecked Sendable {
         guard let handle = evhttp_bind_socket_with_handle(http, host, UInt16(port)) else {
             throw APNSSimulatorError("cannot listen on \(host):\(port) for control: \(String(cString: strerror(errno)))")
         }
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(evhttp_bound_socket_get_fd(handle), $0, &length) }
+        guard let port = boundPort(of: evhttp_bound_socket_get_fd(handle)) else {
+            throw APNSSimulatorError("cannot read the control port bound on \(host)")
         }
-        let boundPort = address.ss_family == sa_family_t(AF_INET6)
-            ? withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in6.self).sin6_port }
-            : withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in.self).sin_port }
-        return Int(UInt16(bigEndian: boundPort))
+        return port
     }
 
     /// Runs until `stop()` (even one called before), then frees everything.

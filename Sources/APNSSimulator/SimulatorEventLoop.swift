@@ -141,15 +141,10 @@ final class SimulatorEventLoop: @unchecked Sendable {
             throw APNSSimulatorError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
         }
         self.listener = listener
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(evconnlistener_get_fd(listener), $0, &length) }
+        guard let port = boundPort(of: evconnlistener_get_fd(listener)) else {
+            throw APNSSimulatorError("cannot read the port bound on \(host)")
         }
-        let boundPort = address.ss_family == sa_family_t(AF_INET6)
-            ? withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in6.self).sin6_port }
-            : withUnsafeBytes(of: &address) { $0.load(as: sockaddr_in.self).sin_port }
-        return Int(UInt16(bigEndian: boundPort))
+        return port
     }
 
     /// Runs until `stop()` (even one called before), then closes every connection and

@@ -128,7 +128,7 @@ final class EventLoop: @unchecked Sendable {
     /// The port this loop's listener is bound to.
     var port: Int? {
         guard let boundSocket else { return nil }
-        return SocketAddress.boundPort(of: evhttp_bound_socket_get_fd(boundSocket))
+        return boundPort(of: evhttp_bound_socket_get_fd(boundSocket))
     }
 
     /// Frees a loop that never ran (a later loop failed to bind).

@@ -48,21 +48,4 @@ struct SocketAddress {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         return withSockaddr { bind(fd, $0, $1) } != 0 && errno == EADDRINUSE
     }
-
-    /// The port a listening socket is bound to.
-    static func boundPort(of fd: Int32) -> Int? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let result = withUnsafeMutableBytes(of: &storage) {
-            getsockname(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length)
-        }
-        guard result == 0 else { return nil }
-        return withUnsafeBytes(of: storage) { bytes in
-            switch Int32(storage.ss_family) {
-            case AF_INET: Int(UInt16(bigEndian: bytes.load(as: sockaddr_in.self).sin_port))
-            case AF_INET6: Int(UInt16(bigEndian: bytes.load(as: sockaddr_in6.self).sin6_port))
-            default: nil
-            }
-        }
-    }
 }

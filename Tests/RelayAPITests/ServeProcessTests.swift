@@ -10,16 +10,7 @@ import TestSupport
     @Test func sigtermFinishesRequestsInFlightAndExitsZero() async throws {
         let port = try TestProcess.freePort()
         let dataDirectory = try temporaryDirectory()
-        let process = Process()
-        process.executableURL = try TestProcess.binary()
-        process.arguments = ["serve"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()
-        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
-        environment["PUSHRELAY_ADMIN_TOKEN"] = RelayHarness.adminToken
-        environment["PUSHRELAY_DATA_DIR"] = dataDirectory.path
-        environment["PUSHRELAY_THREADS"] = "2"
-        process.environment = environment
+        let process = try await Self.serve(port: port, dataDirectory: dataDirectory, extra: ["PUSHRELAY_THREADS": "2"])
         let log = Pipe()
         process.standardError = log
         process.standardOutput = Pipe()
@@ -81,15 +72,7 @@ import TestSupport
     @Test func aClosedStandardErrorDoesNotStopTheRelay() async throws {
         let port = try TestProcess.freePort()
         let dataDirectory = try temporaryDirectory()
-        let process = Process()
-        process.executableURL = try TestProcess.binary()
-        process.arguments = ["serve"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()
-        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
-        environment["PUSHRELAY_ADMIN_TOKEN"] = RelayHarness.adminToken
-        environment["PUSHRELAY_DATA_DIR"] = dataDirectory.path
-        process.environment = environment
+        let process = try await Self.serve(port: port, dataDirectory: dataDirectory)
         let log = Pipe()
         process.standardError = log
         process.standardOutput = Pipe()
@@ -117,5 +100,20 @@ import TestSupport
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// `pushrelay serve` on a fresh database, not yet started.
+    private static func serve(port: Int, dataDirectory: URL, extra: [String: String] = [:]) async throws -> Process {
+        let process = Process()
+        process.executableURL = try TestProcess.binary()
+        process.arguments = ["serve"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PUSHRELAY_DATABASE_URL"] = try await TestDatabase.fresh()
+        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
+        environment["PUSHRELAY_ADMIN_TOKEN"] = RelayHarness.adminToken
+        environment["PUSHRELAY_DATA_DIR"] = dataDirectory.path
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        return process
     }
 }

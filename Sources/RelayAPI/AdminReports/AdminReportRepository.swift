@@ -54,7 +54,7 @@ struct AdminReportRepository: Sendable {
             failures[try failure.string("reason")] = try failure.int("count")
         }
         var json = try Self.summary(row)
-        let counters = try Self.counters(row)
+        let counters = try MessageCounters(row: row)
         json["funnel"] = [
             "target": counters.target,
             "sent": counters.sent,
@@ -133,23 +133,10 @@ struct AdminReportRepository: Sendable {
         ]
     }
 
-    static func counters(_ row: PostgresRow) throws -> MessageCounters {
-        let idText = try row.string("id")
-        let stateText = try row.string("state")
-        guard let id = MessageID(idText), let state = MessageCounters.State(rawValue: stateText) else {
-            throw PostgresError.protocolViolation("message row with id \(idText) and state \(stateText)")
-        }
-        return MessageCounters(
-            id: id, state: state,
-            target: try row.int("target_count"), sent: try row.int("sent_count"), failed: try row.int("failed_count"),
-            invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
-            createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],
-            finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
-    }
 
     /// A message as the listing shows it: counters, state, progress and timing.
     static func summary(_ row: PostgresRow) throws -> [String: Any] {
-        let counters = try counters(row)
+        let counters = try MessageCounters(row: row)
         let done = counters.target - counters.pending
         return [
             "msg_id": counters.id.description,

@@ -1,3 +1,4 @@
+import PostgresStore
 import PushCore
 
 /// One message's delivery counters as the pipeline keeps them on its `messages` row, and
@@ -46,5 +47,23 @@ struct MessageCounters: Sendable, Equatable {
 
     private var remainder: Int {
         max(0, target - sent - failed - invalidated - expired)
+    }
+}
+
+extension MessageCounters {
+    /// Reads a `messages` row (its id, state, counters and timestamps), as every report
+    /// selects it.
+    init(row: PostgresRow) throws {
+        let idText = try row.string("id")
+        let stateText = try row.string("state")
+        guard let id = MessageID(idText), let state = State(rawValue: stateText) else {
+            throw PostgresError.protocolViolation("message row with id \(idText) and state \(stateText)")
+        }
+        self.init(
+            id: id, state: state,
+            target: try row.int("target_count"), sent: try row.int("sent_count"), failed: try row.int("failed_count"),
+            invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
+            createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],
+            finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
     }
 }

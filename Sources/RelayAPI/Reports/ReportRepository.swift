@@ -86,7 +86,7 @@ struct ReportRepository: Sendable {
     private static func counters(appID: Int64, ids: [MessageID], on connection: PostgresConnection) throws -> [MessageCounters] {
         var byID: [MessageID: MessageCounters] = [:]
         for row in try connection.query(countersSQL, [appID, bigintArray(ids)]) {
-            let counters = try counters(row)
+            let counters = try MessageCounters(row: row)
             byID[counters.id] = counters
         }
         return ids.compactMap { byID[$0] }
@@ -96,17 +96,4 @@ struct ReportRepository: Sendable {
         "{" + ids.map(\.description).joined(separator: ",") + "}"
     }
 
-    private static func counters(_ row: PostgresRow) throws -> MessageCounters {
-        let idText = try row.string("id")
-        let stateText = try row.string("state")
-        guard let id = MessageID(idText), let state = MessageCounters.State(rawValue: stateText) else {
-            throw PostgresError.protocolViolation("message row with id \(idText) and state \(stateText)")
-        }
-        return MessageCounters(
-            id: id, state: state,
-            target: try row.int("target_count"), sent: try row.int("sent_count"), failed: try row.int("failed_count"),
-            invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
-            createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],
-            finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
-    }
 }
