@@ -13,7 +13,9 @@ cd "$(dirname "$0")/.."
 SIZES=${SIZES:-100000 1000000}
 APNS_CONNECTIONS=${APNS_CONNECTIONS:-2}
 STREAMS=${STREAMS:-100}
-TARGETED=${TARGETED:-50}   # targeted pushes measured idle, and at most that many during each broadcast
+TARGETED=${TARGETED:-50}      # targeted pushes measured idle, one after another
+INTERVAL=${INTERVAL:-0.02}    # seconds between targeted pushes during a broadcast
+BUSY_LIMIT=${BUSY_LIMIT:-2000} # at most that many of them per broadcast
 bin=.build/release/pushrelay
 doc=${BENCH_DOC:-docs/benchmarks.md}
 [ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 1; }
@@ -98,7 +100,9 @@ percentiles() {
              FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.id IN ($ids)) t"
 }
 
-# Idle targeted latency: one push at a time, each waited for.
+# Idle targeted latency: one push at a time, each waited for. The first push of an app opens
+# its APNs connection (TLS handshake, provider token): it is sent before measuring.
+wait_done "$(targeted)" 10
 idle_ids=()
 for _ in $(seq 1 "$TARGETED"); do id=$(targeted); wait_done "$id" 10; idle_ids+=("$id"); done
 read -r idle_p50 idle_p99 <<<"$(percentiles "${idle_ids[@]}")"
@@ -143,11 +147,8 @@ for size in $SIZES; do
   load_before=$(load)
   h2load=$(h2load_rate "$size")
   msg=$(push "$big_auth" '{"platform":"ios","audience":"all","notification":{"alert":"news"}}')
-  # Targeted pushes while the broadcast runs, 100 ms apart.
-  busy_ids=()
-  while [ "${#busy_ids[@]}" -lt "$TARGETED" ] && [ "$(sql "SELECT state FROM messages WHERE id = $msg")" != done ]; do
-    busy_ids+=("$(targeted)"); sleep 0.1
-  done
+  # Targeted pushes while the broadcast runs, one every $INTERVAL s over a kept-alive connection.
+  mapfile -t busy_ids < <(python3 scripts/bench/targeted.py "$base" "$small_auth" "$admin" "$msg" "$INTERVAL" "$BUSY_LIMIT")
   wait_done "$msg" 1800
   for id in "${busy_ids[@]}"; do wait_done "$id" 60; done
   read -r sent seconds <<<"$(sql "SELECT sent_count, extract(epoch FROM finished_at - created_at) FROM messages WHERE id = $msg" | tr '|' ' ')"
@@ -184,7 +185,8 @@ HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same
 - **delivered/s**: devices sent ÷ (message finished − accepted), audience resolution included.
 - **h2load**: \`h2load -n SIZE -c $APNS_CONNECTIONS -m $STREAMS -H apns-topic/push-type/priority/authorization -d payload -i uris\`
   to the same simulator, one distinct token per request, just before the broadcast.
-- **targeted**: a push to one alias of another app every 100 ms while the broadcast runs;
+- **targeted**: a push to one alias of another app every $INTERVAL s while the broadcast runs
+  (\`scripts/bench/targeted.py\`, one kept-alive connection);
   latency from accepted (\`messages.created_at\`) to its APNs answer recorded
   (\`deliveries.at\`), both the database's clock. Idle ($TARGETED pushes one after another):
   p50 **$idle_p50 ms**, p99 **$idle_p99 ms**.

@@ -27,8 +27,13 @@ struct ChunkQueue: Sendable {
     /// Targeted chunks go oldest first. Broadcast chunks go round-robin over apps: the next
     /// app id after `afterApp` first, then around, and within an app the oldest message first.
     func lease(_ lane: Lane, afterApp: Int64) async throws -> LeasedChunk? {
+        try await pool.withConnection { [self] connection in try lease(lane, afterApp: afterApp, on: connection) }
+    }
+
+    /// `lease(_:afterApp:)` on `connection`, for a caller that reads more in the same hop.
+    func lease(_ lane: Lane, afterApp: Int64, on connection: PostgresConnection) throws -> LeasedChunk? {
         let order = lane == .targeted ? "p.available_at, p.id" : "(p.app_id <= $4::bigint), p.app_id, p.message_id, p.id"
-        let rows = try await pool.preparedQuery("pushrelay_lease_\(lane.rawValue)", """
+        let rows = try connection.preparedQuery("pushrelay_lease_\(lane.rawValue)", """
             UPDATE push_chunks c SET state = 'leased', lease_owner = $1,
                    lease_expires_at = now() + make_interval(secs => $2), leases = c.leases + 1
             FROM (SELECT p.id FROM push_chunks p

@@ -65,7 +65,7 @@ public final class PushWorker: Sendable {
         metrics.setCollector(collectorKey) { APNSClientMetrics.families(senders.statistics) }
         logger.info("worker started", ["slots": String(configuration.slots), "chunk_size": String(configuration.chunkSize)])
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.leaseLoop() }
+            group.addTask(priority: .high) { await self.leaseLoop() }
             group.addTask { await self.resolveLoop() }
         }
         let tasks = running.withLock { Array($0.values) }
@@ -123,6 +123,18 @@ public final class PushWorker: Sendable {
         }
     }
 
+    /// Leases the next chunk of `lane`. A targeted chunk's devices, message and credential
+    /// are read in the same hop to the pool: one wait for a connection less between the
+    /// NOTIFY and the send. Should that read fail, the chunk's task reads them again.
+    private func lease(_ lane: Lane, afterApp: Int64) async throws -> (chunk: LeasedChunk, loaded: ChunkSender.Loaded?)? {
+        guard lane == .targeted else { return try await queue.lease(lane, afterApp: afterApp).map { ($0, nil) } }
+        let (queue, chunkSender) = (queue, chunkSender)
+        return try await pool.withConnection { connection in
+            guard let chunk = try queue.lease(lane, afterApp: afterApp, on: connection) else { return nil }
+            return (chunk, try? chunkSender.load(chunk, on: connection))
+        }
+    }
+
     /// Leases chunks while there are free slots and ready chunks.
     private func fillSlots() async throws {
         var targetedEmpty = false
@@ -130,16 +142,19 @@ public final class PushWorker: Sendable {
         while !isStopping {
             let (lane, afterApp) = scheduler.withLock { ($0.nextLane(targetedEmpty: targetedEmpty, broadcastEmpty: broadcastEmpty), $0.lastBroadcastApp) }
             guard let lane else { return }
-            guard let chunk = try await queue.lease(lane, afterApp: afterApp) else {
+            let leased = try await lease(lane, afterApp: afterApp)
+            guard let (chunk, loaded) = leased else {
                 if lane == .targeted { targetedEmpty = true } else { broadcastEmpty = true }
                 continue
             }
             scheduler.withLock { $0.started(lane, appID: chunk.appID) }
             let sender = chunkSender
             // Registered under the lock the task's own removal takes, so it cannot finish first.
+            // Targeted chunks (and the leasing loop) run at a higher priority than broadcast
+            // chunks: their continuations do not queue behind a broadcast's CPU work.
             running.withLock { tasks in
-                tasks[chunk.id] = Task { [self] in
-                    await sender.run(chunk)
+                tasks[chunk.id] = Task(priority: lane == .targeted ? .high : .low) { [self] in
+                    await sender.run(chunk, loaded: loaded)
                     scheduler.withLock { $0.finished(lane) }
                     _ = running.withLock { $0.removeValue(forKey: chunk.id) }
                     wake.signal()

@@ -20,6 +20,20 @@ public enum TestDatabase {
 
     public static let quietLogger = Logger(label: "test", level: .error)
 
+    /// Runs `body` with a pool on a fresh, migrated database; the pool is closed afterwards,
+    /// whether `body` threw or not.
+    public static func withMigratedPool(size: Int = 2, _ body: (PostgresPool) async throws -> Void) async throws {
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: try await fresh(), size: size), logger: quietLogger)
+        do {
+            _ = try await Migrator.migrate(pool, logger: quietLogger)
+            try await body(pool)
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
+
     private actor ServerHolder {
         private var url: String?
         private var cluster: EmbeddedPostgres?

@@ -10,19 +10,10 @@ import TestSupport
     /// success was lost with its connection, retried — runs again skipping that row: the
     /// rows and counters stay exact and the chunk and message finish.
     @Test func aFirstLeaseWriteMeetingAnExistingRowSkipsIt() async throws {
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: try await TestDatabase.fresh(), size: 2),
-                                logger: TestDatabase.quietLogger)
-        do {
-            try await check(pool)
-        } catch {
-            await pool.close()
-            throw error
-        }
-        await pool.close()
+        try await TestDatabase.withMigratedPool { try await check($0) }
     }
 
     private func check(_ pool: PostgresPool) async throws {
-        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
         let messageID = try await pool.query("""
             WITH app AS (INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef01234567', 'w', 'h') RETURNING id),
                  device AS (INSERT INTO devices (app_id, token, environment)
