@@ -22,6 +22,24 @@ extension PostgresConnection {
         }
         return try rows(from: result)
     }
+
+    /// `preparedQuery` for a statement whose text is built from a few shapes (an audience's
+    /// condition): each distinct text is prepared once on this connection, named after a hash
+    /// of the text, so one name always goes with one text, in every process.
+    @discardableResult
+    public func preparedQuery(byText sql: String, _ params: [(any PostgresBindable)?] = []) throws -> PostgresRows {
+        let name: String
+        if let known = namesByText[sql] {
+            name = known
+        } else {
+            // FNV-1a, 64 bits: stable across processes, unlike `hashValue`.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in sql.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            name = "pushrelay_q_" + String(hash, radix: 16)
+            namesByText[sql] = name
+        }
+        return try preparedQuery(name, sql, params)
+    }
 }
 
 extension PostgresPool {

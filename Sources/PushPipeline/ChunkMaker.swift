@@ -67,7 +67,7 @@ struct ChunkMaker {
             )
             SELECT coalesce(sum(n), 0) AS devices, count(*) AS chunks, max(last) AS last FROM made
             """
-        let row = try connection.query(sql, parameters).first
+        let row = try connection.preparedQuery(byText: sql, parameters).first
         return Slice(devices: try row?.int("devices") ?? 0, chunks: try row?.int("chunks") ?? 0,
                      lastDeviceID: row?["last"].flatMap { Int64($0) })
     }

@@ -80,7 +80,7 @@ public final class MessageStore: Sendable {
         let environment = request.options.apnsProduction ? "production" : "sandbox"
         let lane = request.audience.isTargeted ? "targeted" : "broadcast"
         let ios = request.platform.includesIOS
-        let inserted = try connection.query("""
+        let inserted = try connection.preparedQuery(byText: """
             INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, state, accepted_at, expires_at,
                                   spread_until, finished_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $8::boolean THEN 'resolving' ELSE 'done' END, $9,
@@ -106,7 +106,7 @@ public final class MessageStore: Sendable {
         guard request.audience.isTargeted else {
             // Workers cut a broadcast into chunks; here only whether anyone is in it.
             let audience = AudienceQuery(request.audience, appID: appID, environment: environment, firstParameter: 1)
-            let exists = try connection.query("SELECT EXISTS (SELECT 1 FROM devices d WHERE \(audience.condition)) AS e", audience.parameters)
+            let exists = try connection.preparedQuery(byText: "SELECT EXISTS (SELECT 1 FROM devices d WHERE \(audience.condition)) AS e", audience.parameters)
             guard try exists.first?.bool("e") == true else { throw nobody }
             try connection.query(PushChannel.notify)
             return accepted
@@ -120,7 +120,7 @@ public final class MessageStore: Sendable {
         let slice = try chunkMaker.makeChunks(message, after: 0, limit: inlineLimit, on: connection)
         guard slice.devices > 0 else { throw nobody }
         let complete = slice.devices < inlineLimit
-        try connection.query("""
+        try connection.preparedQuery(byText: """
             UPDATE messages SET target_count = $2, resolve_cursor = $3, chunks_pending = $5,
                    state = CASE WHEN $4::boolean THEN 'sending' ELSE 'resolving' END
             FROM (SELECT pg_notify($6, $7)) AS notified
@@ -131,7 +131,7 @@ public final class MessageStore: Sendable {
     }
 
     private static func existing(appID: Int64, cid: String, on connection: PostgresConnection) throws -> Accepted? {
-        guard let row = try connection.query("SELECT id, sendno FROM messages WHERE app_id = $1 AND cid = $2", [appID, cid]).first,
+        guard let row = try connection.preparedQuery(byText: "SELECT id, sendno FROM messages WHERE app_id = $1 AND cid = $2", [appID, cid]).first,
               let id = MessageID(rawValue: Int64(try row.int("id")))
         else { return nil }
         return Accepted(msgID: id, sendno: try row.int("sendno"), isNew: false)
