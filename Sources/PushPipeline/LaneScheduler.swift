@@ -5,7 +5,7 @@ public enum Lane: String, Sendable, Hashable {
     case broadcast
 }
 
-/// Decides which lane a worker leases from next, given its chunk slots.
+/// The chunk slots of a worker, shared by its two leasing loops (one per lane).
 ///
 /// - `slots` chunks are worked on at once; when all are busy nothing is leased, so a slow
 ///   APNs slows leasing instead of growing memory.
@@ -31,28 +31,26 @@ public struct LaneScheduler: Sendable, Equatable {
 
     public var running: Int { targetedRunning + broadcastRunning }
 
-    /// The lane to lease from next, or nil when there is no capacity for any lane that may
-    /// have work.
-    ///
-    /// - Parameters:
-    ///   - targetedEmpty: the targeted lane had nothing ready at the last look.
-    ///   - broadcastEmpty: the same for the broadcast lane.
-    public func nextLane(targetedEmpty: Bool, broadcastEmpty: Bool) -> Lane? {
-        guard running < slots else { return nil }
-        if !targetedEmpty { return .targeted }
-        if !broadcastEmpty && broadcastRunning < slots - reservedForTargeted { return .broadcast }
-        return nil
-    }
-
-    public mutating func started(_ lane: Lane, appID: Int64) {
+    /// Takes a slot for a lease from `lane`, when it has room: any free slot for a targeted
+    /// chunk, only the unreserved ones for a broadcast chunk. Each lane's loop takes its slot
+    /// before leasing, so the two loops together never exceed `slots`.
+    public mutating func reserve(_ lane: Lane) -> Bool {
+        guard running < slots else { return false }
         switch lane {
         case .targeted: targetedRunning += 1
         case .broadcast:
+            guard broadcastRunning < slots - reservedForTargeted else { return false }
             broadcastRunning += 1
-            lastBroadcastApp = appID
         }
+        return true
     }
 
+    /// The app whose broadcast chunk was just leased: the next lease prefers the apps after it.
+    public mutating func servedBroadcast(appID: Int64) {
+        lastBroadcastApp = appID
+    }
+
+    /// Gives back a slot: its chunk finished, or its lease found nothing.
     public mutating func finished(_ lane: Lane) {
         switch lane {
         case .targeted: targetedRunning -= 1

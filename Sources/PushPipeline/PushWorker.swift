@@ -4,13 +4,14 @@ import RelayCore
 import RelayCrypto
 import Synchronization
 
-/// A worker of the push pipeline: resolves audiences into chunks, leases chunks (targeted
-/// lane first, with slots of its own; broadcasts round-robin over apps) and sends them.
+/// A worker of the push pipeline: resolves audiences into chunks, leases chunks (a loop per
+/// lane: targeted chunks with slots of their own, broadcasts round-robin over apps) and sends
+/// them.
 ///
-/// It wakes on NOTIFY (`NotificationListener`), when one of its chunks finishes, and every
-/// `pollInterval` as a fallback; then it takes back chunks whose lease ran out (a dead
-/// worker's) and leases while it has free slots. `run()` returns after `stop()`, once every
-/// chunk in hand is finished.
+/// Each loop wakes on NOTIFY (`NotificationListener`; a targeted push's "chunks" wakes only
+/// the targeted loop), when a chunk finishes, and every `pollInterval` as a fallback; the
+/// broadcast loop also takes back chunks whose lease ran out (a dead worker's). `run()`
+/// returns after `stop()`, once every chunk in hand is finished.
 public final class PushWorker: Sendable {
     private let pool: PostgresPool
     private let configuration: PipelineConfiguration
@@ -20,7 +21,10 @@ public final class PushWorker: Sendable {
     private let chunkSender: ChunkSender
     private let senders: SenderCache
     private let listener: NotificationListener
-    private let wake = WakeSignal()
+    /// Wakes the targeted lane's leasing loop: chunks made by the API, a free slot.
+    private let targetedWake = WakeSignal()
+    /// Wakes the broadcast lane's leasing loop: chunks made by a resolver, a free slot.
+    private let broadcastWake = WakeSignal()
     private let resolveWake = WakeSignal()
     private let scheduler: Mutex<LaneScheduler>
     private let stopping = Atomic<Bool>(false)
@@ -49,23 +53,29 @@ public final class PushWorker: Sendable {
             pool: pool, queue: queue, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
             backoff: Backoff(), roundsPerLease: 4, logger: logger, metrics: metrics)
         scheduler = Mutex(LaneScheduler(slots: configuration.slots, reservedForTargeted: configuration.targetedSlots))
-        let wake = wake
-        let resolveWake = resolveWake
+        let (targetedWake, broadcastWake, resolveWake) = (targetedWake, broadcastWake, resolveWake)
         listener = NotificationListener(connectionString: connectionString, logger: logger) { payloads in
-            wake.signal()
-            // Chunks made by the API (targeted pushes) leave nothing to resolve.
-            if payloads?.allSatisfy({ $0 == PushChannel.chunksReady }) != true { resolveWake.signal() }
+            targetedWake.signal()
+            // Chunks made by the API (targeted pushes) leave nothing to resolve, and no
+            // broadcast chunk.
+            if payloads?.allSatisfy({ $0 == PushChannel.chunksReady }) != true {
+                broadcastWake.signal()
+                resolveWake.signal()
+            }
         }
     }
 
-    /// Runs until `stop()`: the leasing loop and the resolving loop side by side.
+    /// Runs until `stop()`: a leasing loop per lane and the resolving loop side by side.
     public func run() async {
         listener.start()
         let senders = senders
         metrics.setCollector(collectorKey) { APNSClientMetrics.families(senders.statistics) }
         logger.info("worker started", ["slots": String(configuration.slots), "chunk_size": String(configuration.chunkSize)])
         await withTaskGroup(of: Void.self) { group in
-            group.addTask(priority: .high) { await self.leaseLoop() }
+            // The targeted lane has a loop of its own: a NOTIFY for a single-user push is
+            // never answered after a broadcast lease that waits for a pool connection.
+            group.addTask(priority: .high) { await self.leaseLoop(.targeted, wake: self.targetedWake) }
+            group.addTask { await self.leaseLoop(.broadcast, wake: self.broadcastWake) }
             group.addTask { await self.resolveLoop() }
         }
         let tasks = running.withLock { Array($0.values) }
@@ -79,7 +89,8 @@ public final class PushWorker: Sendable {
     /// Asks `run()` to return: no new leases; chunks in hand finish.
     public func stop() {
         stopping.store(true, ordering: .releasing)
-        wake.signal()
+        targetedWake.signal()
+        broadcastWake.signal()
         resolveWake.signal()
     }
 
@@ -91,7 +102,7 @@ public final class PushWorker: Sendable {
             do {
                 resolving: while !isStopping {
                     switch try await resolver.resolveNextSlice() {
-                    case .made: wake.signal()
+                    case .made: broadcastWake.signal()
                     case .busy:
                         // The lock is held for a statement or two: look again soon, not at
                         // the next poll.
@@ -107,17 +118,22 @@ public final class PushWorker: Sendable {
         }
     }
 
-    private func leaseLoop() async {
+    /// Leases `lane`'s chunks while it has free slots, then waits for `wake` (or the poll
+    /// interval). The broadcast loop also takes back, once a second, chunks whose lease ran out.
+    private func leaseLoop(_ lane: Lane, wake: WakeSignal) async {
         var lastReclaim = ContinuousClock.now - .seconds(60)
         while !isStopping {
             do {
-                if ContinuousClock.now - lastReclaim > .seconds(1) {
+                if lane == .broadcast && ContinuousClock.now - lastReclaim > .seconds(1) {
                     lastReclaim = ContinuousClock.now
-                    if try await queue.reclaimExpired() > 0 { logger.info("took back chunks whose lease ran out") }
+                    if try await queue.reclaimExpired() > 0 {
+                        logger.info("took back chunks whose lease ran out")
+                        targetedWake.signal()
+                    }
                 }
-                try await fillSlots()
+                try await fillSlots(lane)
             } catch {
-                logger.warning("leasing failed; retrying", ["error": "\(error)"])
+                logger.warning("leasing failed; retrying", ["lane": lane.rawValue, "error": "\(error)"])
             }
             await wake.wait(timeout: configuration.pollInterval)
         }
@@ -135,29 +151,34 @@ public final class PushWorker: Sendable {
         }
     }
 
-    /// Leases chunks while there are free slots and ready chunks.
-    private func fillSlots() async throws {
-        var targetedEmpty = false
-        var broadcastEmpty = false
+    /// Leases chunks of `lane` while it has free slots and ready chunks.
+    private func fillSlots(_ lane: Lane) async throws {
         while !isStopping {
-            let (lane, afterApp) = scheduler.withLock { ($0.nextLane(targetedEmpty: targetedEmpty, broadcastEmpty: broadcastEmpty), $0.lastBroadcastApp) }
-            guard let lane else { return }
-            let leased = try await lease(lane, afterApp: afterApp)
-            guard let (chunk, loaded) = leased else {
-                if lane == .targeted { targetedEmpty = true } else { broadcastEmpty = true }
-                continue
+            guard let afterApp = scheduler.withLock({ $0.reserve(lane) ? $0.lastBroadcastApp : nil }) else { return }
+            let leased: (chunk: LeasedChunk, loaded: ChunkSender.Loaded?)?
+            do {
+                leased = try await lease(lane, afterApp: afterApp)
+            } catch {
+                scheduler.withLock { $0.finished(lane) }
+                throw error
             }
-            scheduler.withLock { $0.started(lane, appID: chunk.appID) }
+            guard let (chunk, loaded) = leased else {
+                scheduler.withLock { $0.finished(lane) }
+                return
+            }
+            if lane == .broadcast { scheduler.withLock { $0.servedBroadcast(appID: chunk.appID) } }
             let sender = chunkSender
             // Registered under the lock the task's own removal takes, so it cannot finish first.
-            // Targeted chunks (and the leasing loop) run at a higher priority than broadcast
+            // Targeted chunks (and their leasing loop) run at a higher priority than broadcast
             // chunks: their continuations do not queue behind a broadcast's CPU work.
             running.withLock { tasks in
                 tasks[chunk.id] = Task(priority: lane == .targeted ? .high : .low) { [self] in
                     await sender.run(chunk, loaded: loaded)
                     scheduler.withLock { $0.finished(lane) }
                     _ = running.withLock { $0.removeValue(forKey: chunk.id) }
-                    wake.signal()
+                    // A free slot: either lane may use it.
+                    targetedWake.signal()
+                    broadcastWake.signal()
                 }
             }
         }

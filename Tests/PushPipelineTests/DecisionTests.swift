@@ -17,26 +17,38 @@ import RelayCore
         #expect(backoff.delay(retry: 3, jitter: 0.5) == .milliseconds(300))
     }
 
-    @Test func targetedChunksGoFirstAndKeepSlotsOfTheirOwn() {
+    @Test func targetedChunksKeepSlotsOfTheirOwn() {
         var scheduler = LaneScheduler(slots: 4, reservedForTargeted: 1)
-        #expect(scheduler.nextLane(targetedEmpty: false, broadcastEmpty: false) == .targeted)
-        #expect(scheduler.nextLane(targetedEmpty: true, broadcastEmpty: false) == .broadcast)
-        for app in [7, 8, 9] as [Int64] { scheduler.started(.broadcast, appID: app) }
+        for app in [7, 8, 9] as [Int64] {
+            #expect(reserve(&scheduler, .broadcast))
+            scheduler.servedBroadcast(appID: app)
+        }
         // Three broadcasts run: the last slot waits for a targeted chunk.
-        #expect(scheduler.nextLane(targetedEmpty: true, broadcastEmpty: false) == nil)
-        #expect(scheduler.nextLane(targetedEmpty: false, broadcastEmpty: false) == .targeted)
+        #expect(!reserve(&scheduler, .broadcast))
         #expect(scheduler.lastBroadcastApp == 9)
-        scheduler.started(.targeted, appID: 1)
-        #expect(scheduler.nextLane(targetedEmpty: false, broadcastEmpty: false) == nil, "every slot busy: no lease")
+        #expect(reserve(&scheduler, .targeted))
+        #expect(!reserve(&scheduler, .targeted), "every slot busy: no lease")
+        #expect(!reserve(&scheduler, .broadcast))
         scheduler.finished(.broadcast)
-        #expect(scheduler.nextLane(targetedEmpty: true, broadcastEmpty: false) == .broadcast)
-        #expect(scheduler.nextLane(targetedEmpty: true, broadcastEmpty: true) == nil)
+        #expect(reserve(&scheduler, .broadcast))
+        #expect(scheduler.running == 4)
+        // Targeted chunks may take every slot, broadcast ones are busy.
+        scheduler.finished(.broadcast)
+        scheduler.finished(.broadcast)
+        for _ in 0..<2 { #expect(reserve(&scheduler, .targeted)) }
+        #expect(scheduler.targetedRunning == 3 && scheduler.broadcastRunning == 1)
     }
 
     @Test func aSingleSlotStillServesBroadcasts() {
-        let scheduler = LaneScheduler(slots: 1, reservedForTargeted: 1)
+        var scheduler = LaneScheduler(slots: 1, reservedForTargeted: 1)
         #expect(scheduler.reservedForTargeted == 0)
-        #expect(scheduler.nextLane(targetedEmpty: true, broadcastEmpty: false) == .broadcast)
+        #expect(reserve(&scheduler, .broadcast))
+        #expect(!reserve(&scheduler, .targeted))
+    }
+
+    /// `reserve` outside `#expect`, which cannot call a mutating method.
+    private func reserve(_ scheduler: inout LaneScheduler, _ lane: Lane) -> Bool {
+        scheduler.reserve(lane)
     }
 
     @Test func apnsResultsBecomeSteps() {

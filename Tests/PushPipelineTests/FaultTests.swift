@@ -12,6 +12,11 @@ import TestSupport
 /// something on the way, and checks what arrived at the simulator — every device, nothing
 /// lost, duplicates only inside the documented window — then records its figures.
 @Suite(.serialized) struct FaultTests {
+    /// APNs' answer time in the kill scenarios. The reduced run also answers slowly enough
+    /// (at most slots × chunk size per answer time: 40,000/s) that its broadcast is still
+    /// going at each kill point, however fast the relay has become.
+    static let killLatency = FaultReport.full ? 2 : 20
+
     /// Reduced sizes keep in-flight windows well below the audience, so the bound means something.
     static func tuneSmallWindow(_ pipeline: inout PipelineConfiguration) {
         if !FaultReport.full {
@@ -28,7 +33,7 @@ import TestSupport
         let devices = FaultReport.full ? 100_000 : 6_000
         let kills = FaultReport.full ? 5 : 3
         var random = SeededGenerator(seed: 0x5EED_0008)
-        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = 2 }, tune: Self.tuneSmallWindow, worker: false)
+        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = Self.killLatency }, tune: Self.tuneSmallWindow, worker: false)
         let group = ProcessGroup()
         try await cleaningUp(relay, group) {
             let started = ContinuousClock.now
@@ -71,7 +76,7 @@ import TestSupport
     /// device is sent the push by both only if it was in the dead node's flight.
     @Test func twoNodesOneKilledMidBroadcast() async throws {
         let devices = FaultReport.full ? 100_000 : 6_000
-        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = 2 }, tune: Self.tuneSmallWindow, worker: false)
+        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = Self.killLatency }, tune: Self.tuneSmallWindow, worker: false)
         let group = ProcessGroup()
         try await cleaningUp(relay, group) {
             let started = ContinuousClock.now
