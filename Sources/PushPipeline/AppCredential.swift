@@ -18,19 +18,6 @@ struct AppCredential: Sendable {
     var teamID: String?
     var sealedSecret: [UInt8]
 
-    /// The app's credential; nil when it has none.
-    static func load(appID: Int64, on connection: PostgresConnection) throws -> AppCredential? {
-        guard let row = try connection.query("""
-            SELECT a.app_key, c.auth, c.topic, c.key_id, c.team_id, c.sealed_secret, c.updated_at::text AS version,
-                   c.broken_at IS NOT NULL AS broken
-            FROM apns_credentials c JOIN apps a ON a.id = c.app_id WHERE c.app_id = $1
-            """, [appID]).first else { return nil }
-        return AppCredential(
-            appID: appID, appKey: try row.string("app_key"), topic: try row.string("topic"), version: try row.string("version"),
-            isBroken: try row.bool("broken"), auth: try row.string("auth"), keyID: row["key_id"], teamID: row["team_id"],
-            sealedSecret: try row.bytes("sealed_secret"))
-    }
-
     /// The sealed material is bound to the app key (`CredentialRepository` seals it so).
     static func associatedData(appKey: String) -> [UInt8] { Array("apns-credential:\(appKey)".utf8) }
 
@@ -63,4 +50,15 @@ struct AppCredential: Sendable {
 struct CredentialUnusable: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+extension AppCredential {
+    /// The credential in a row of `app_key, auth, topic, key_id, team_id, sealed_secret,
+    /// version, broken` (`LoadedChunk` reads it with the chunk's message).
+    init(row: PostgresRow, appID: Int64) throws {
+        self.init(
+            appID: appID, appKey: try row.string("app_key"), topic: try row.string("topic"), version: try row.string("version"),
+            isBroken: try row.bool("broken"), auth: try row.string("auth"), keyID: row["key_id"], teamID: row["team_id"],
+            sealedSecret: try row.bytes("sealed_secret"))
+    }
 }

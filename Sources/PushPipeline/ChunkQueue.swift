@@ -27,13 +27,19 @@ struct ChunkQueue: Sendable {
     /// Targeted chunks go oldest first. Broadcast chunks go round-robin over apps: the next
     /// app id after `afterApp` first, then around, and within an app the oldest message first.
     func lease(_ lane: Lane, afterApp: Int64) async throws -> LeasedChunk? {
-        try await pool.withConnection { [self] connection in try lease(lane, afterApp: afterApp, on: connection) }
+        let rows = try await pool.preparedQuery("pushrelay_lease_\(lane.rawValue)", Self.leaseSQL(lane) + "\nRETURNING c.id, c.message_id, c.app_id, c.leases",
+                                                [owner, Double(leaseSeconds), lane.rawValue] + (lane == .broadcast ? [afterApp] : []))
+        guard let row = rows.first else { return nil }
+        return LeasedChunk(id: Int64(try row.int("id")), messageID: Int64(try row.int("message_id")),
+                           appID: Int64(try row.int("app_id")), lane: lane, leases: try row.int("leases"))
     }
 
-    /// `lease(_:afterApp:)` on `connection`, for a caller that reads more in the same hop.
-    func lease(_ lane: Lane, afterApp: Int64, on connection: PostgresConnection) throws -> LeasedChunk? {
+    /// The lease of `lane`'s next chunk, without its RETURNING: $1 the owner, $2 the lease in
+    /// seconds, $3 the lane, $4 (broadcast) the app served last. Targeted chunks go oldest
+    /// first; broadcast chunks round-robin over apps, then the oldest message first.
+    static func leaseSQL(_ lane: Lane) -> String {
         let order = lane == .targeted ? "p.available_at, p.id" : "(p.app_id <= $4::bigint), p.app_id, p.message_id, p.id"
-        let rows = try connection.preparedQuery("pushrelay_lease_\(lane.rawValue)", """
+        return """
             UPDATE push_chunks c SET state = 'leased', lease_owner = $1,
                    lease_expires_at = now() + make_interval(secs => $2), leases = c.leases + 1
             FROM (SELECT p.id FROM push_chunks p
@@ -41,11 +47,7 @@ struct ChunkQueue: Sendable {
                     AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
                   ORDER BY \(order) LIMIT 1 FOR UPDATE SKIP LOCKED) pick
             WHERE c.id = pick.id
-            RETURNING c.id, c.message_id, c.app_id, c.leases
-            """, [owner, Double(leaseSeconds), lane.rawValue] + (lane == .broadcast ? [afterApp] : []))
-        guard let row = rows.first else { return nil }
-        return LeasedChunk(id: Int64(try row.int("id")), messageID: Int64(try row.int("message_id")),
-                           appID: Int64(try row.int("app_id")), lane: lane, leases: try row.int("leases"))
+            """
     }
 
     /// Gives a chunk back, to be leased again after `delay` (retries, a paused app).

@@ -33,22 +33,9 @@ struct ChunkSender: Sendable {
         self.logger = logger
     }
 
-    /// What a chunk needs from the database, read in one go.
-    struct Loaded: Sendable {
-        var messageState: String
-        var body: String
-        var environment: String
-        var acceptedAt: Int
-        var expiresAt: Date
-        var credential: AppCredential?
-        var targets: [ChunkRun.Target]
-        /// Devices that cannot be sent to (deleted, inactive, moved environment).
-        var unsendable: [ChunkRun.Outcome]
-    }
-
     /// Sends `chunk`; `loaded` is what was read with its lease, if it was (a targeted chunk's
     /// lease and load share one round trip to the pool).
-    func run(_ chunk: LeasedChunk, loaded: Loaded? = nil) async {
+    func run(_ chunk: LeasedChunk, loaded: LoadedChunk? = nil) async {
         // The lease is kept while the chunk is worked on, however long a round takes (a
         // slow APNs): otherwise another worker would lease it and send it again.
         let heartbeat = Task { [queue] in
@@ -97,7 +84,7 @@ struct ChunkSender: Sendable {
         }
     }
 
-    private func send(_ chunk: LeasedChunk, loaded: Loaded?) async throws {
+    private func send(_ chunk: LeasedChunk, loaded: LoadedChunk?) async throws {
         let loaded = if let loaded { loaded } else { try await surviving(chunk) { try await load(chunk) } }
         let now = Date()
         guard loaded.messageState == "sending" || loaded.messageState == "resolving" else {
@@ -228,7 +215,7 @@ struct ChunkSender: Sendable {
         return steps
     }
 
-    private func preparedNotification(_ chunk: LeasedChunk, loaded: Loaded, topic: String) -> PreparedNotification? {
+    private func preparedNotification(_ chunk: LeasedChunk, loaded: LoadedChunk, topic: String) -> PreparedNotification? {
         if let cached = prepared.get(messageID: chunk.messageID, topic: topic) { return cached }
         guard let msgID = MessageID(rawValue: chunk.messageID),
               let request = try? PushRequest.parse(Array(loaded.body.utf8)),
@@ -244,77 +231,8 @@ struct ChunkSender: Sendable {
         }
     }
 
-    private func load(_ chunk: LeasedChunk) async throws -> Loaded {
-        try await pool.withConnection(priority: chunk.priority) { [self] connection in try load(chunk, on: connection) }
-    }
-
-    /// Reads the chunk's message, devices and the app's credential on `connection`.
-    func load(_ chunk: LeasedChunk, on connection: PostgresConnection) throws -> Loaded {
-        guard let message = try connection.preparedQuery("pushrelay_chunk_message", """
-            SELECT state, body, environment, accepted_at, expires_at FROM messages WHERE id = $1
-            """, [chunk.messageID]).first else {
-            throw PostgresError.protocolViolation("chunk \(chunk.id) has no message")
-        }
-        let environment = try message.string("environment")
-        let (targets, unsendable) = try Self.devices(of: chunk, environment: environment, on: connection)
-        return Loaded(
-            messageState: try message.string("state"), body: try message.string("body"), environment: environment,
-            acceptedAt: try message.int("accepted_at"), expiresAt: try message.date("expires_at"),
-            credential: try AppCredential.load(appID: chunk.appID, on: connection), targets: targets, unsendable: unsendable)
-    }
-
-    /// The chunk's devices that can be sent to, and an outcome for each that cannot (deleted,
-    /// inactive, moved to the other environment). A re-leased chunk reads only the devices
-    /// without an outcome yet.
-    static func devices(of chunk: LeasedChunk, environment: String, on connection: PostgresConnection) throws
-        -> (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome]) {
-        var targets: [ChunkRun.Target] = []
-        var unsendable: [ChunkRun.Outcome] = []
-        // On its first lease a chunk has no outcome yet (nobody else held it), so only a
-        // re-leased chunk looks up which of its devices are done.
-        let devices = chunk.leases > 1
-            ? try connection.preparedQuery("pushrelay_chunk_devices_left", devicesSQL(skippingDone: true), [chunk.id])
-            : try connection.preparedQuery("pushrelay_chunk_devices", devicesSQL(skippingDone: false), [chunk.id])
-        targets.reserveCapacity(devices.count)
-        for row in devices {
-            let id = Int64(try row.int("id"))
-            let reason: String? = if row["token"] == nil { "DeviceDeleted" }
-                else if try !row.bool("active") { "TokenInactive" }
-                else if try row.string("environment") != environment { "EnvironmentChanged" }
-                else { nil }
-            if let reason {
-                unsendable.append(ChunkRun.Outcome(deviceID: id, outcome: .failed, reason: reason, attempts: 0))
-            } else {
-                targets.append(ChunkRun.Target(deviceID: id, token: try row.string("token"), storedBadge: try row.int("badge")))
-            }
-        }
-        return (targets, unsendable)
-    }
-
-    /// The chunk's devices, with what decides whether they can be sent to; with `skippingDone`,
-    /// only those without an outcome (a re-leased chunk).
-    ///
-    /// A chunk's ids are sorted. A dense one (a broadcast's, cut by keyset: its ids span less
-    /// than twice their number) is read as one range of the app's primary key, ~0.7 µs a
-    /// device less than a probe per id; a sparse one (scattered registration ids) probes.
-    /// Either way every id of the chunk comes out once, with NULLs for a deleted device.
-    private static func devicesSQL(skippingDone: Bool) -> String {
-        """
-        WITH c AS MATERIALIZED (
-            SELECT message_id, app_id, device_ids, device_ids[1] AS lo, device_ids[cardinality(device_ids)] AS hi,
-                   device_ids[cardinality(device_ids)] - device_ids[1] < 2 * cardinality(device_ids) AS dense
-            FROM push_chunks WHERE id = $1
-        ), found AS MATERIALIZED (
-            SELECT d.id, d.token, d.badge, d.environment, d.active
-            FROM c JOIN devices d ON d.app_id = c.app_id AND d.id BETWEEN c.lo AND c.hi WHERE c.dense
-            UNION ALL
-            SELECT d.id, d.token, d.badge, d.environment, d.active
-            FROM c JOIN devices d ON d.app_id = c.app_id AND d.id = ANY (c.device_ids) WHERE NOT c.dense
-        )
-        SELECT i.id, f.token, f.badge, f.environment, f.active
-        FROM c CROSS JOIN LATERAL unnest(c.device_ids) AS i(id) LEFT JOIN found f ON f.id = i.id
-        \(skippingDone ? "WHERE NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = c.message_id AND x.device_id = i.id)" : "")
-        """
+    private func load(_ chunk: LeasedChunk) async throws -> LoadedChunk {
+        try await pool.withConnection(priority: chunk.priority) { connection in try LoadedChunk.read(chunk, on: connection) }
     }
 }
 

@@ -139,15 +139,13 @@ public final class PushWorker: Sendable {
         }
     }
 
-    /// Leases the next chunk of `lane`. A targeted chunk's devices, message and credential
-    /// are read in the same hop to the pool: one wait for a connection less between the
-    /// NOTIFY and the send. Should that read fail, the chunk's task reads them again.
-    private func lease(_ lane: Lane, afterApp: Int64) async throws -> (chunk: LeasedChunk, loaded: ChunkSender.Loaded?)? {
+    /// Leases the next chunk of `lane`. A targeted chunk comes with what it needs from the
+    /// database, read by the same statement (`LoadedChunk.leaseTargeted`).
+    private func lease(_ lane: Lane, afterApp: Int64) async throws -> (chunk: LeasedChunk, loaded: LoadedChunk?)? {
         guard lane == .targeted else { return try await queue.lease(lane, afterApp: afterApp).map { ($0, nil) } }
-        let (queue, chunkSender) = (queue, chunkSender)
+        let (owner, leaseSeconds) = (queue.owner, queue.leaseSeconds)
         return try await pool.withConnection { connection in
-            guard let chunk = try queue.lease(lane, afterApp: afterApp, on: connection) else { return nil }
-            return (chunk, try? chunkSender.load(chunk, on: connection))
+            try LoadedChunk.leaseTargeted(owner: owner, leaseSeconds: leaseSeconds, on: connection).map { ($0.0, $0.1) }
         }
     }
 
@@ -155,7 +153,7 @@ public final class PushWorker: Sendable {
     private func fillSlots(_ lane: Lane) async throws {
         while !isStopping {
             guard let afterApp = scheduler.withLock({ $0.reserve(lane) ? $0.lastBroadcastApp : nil }) else { return }
-            let leased: (chunk: LeasedChunk, loaded: ChunkSender.Loaded?)?
+            let leased: (chunk: LeasedChunk, loaded: LoadedChunk?)?
             do {
                 leased = try await lease(lane, afterApp: afterApp)
             } catch {

@@ -56,12 +56,54 @@ import TestSupport
             #expect(try chunk.bool("dense") == isDense)
             let leased = LeasedChunk(id: Int64(try chunk.int("id")), messageID: messageID, appID: app, lane: .broadcast, leases: 1)
             let read = try await pool.withConnection { connection in
-                try ChunkSender.devices(of: leased, environment: "production", on: connection)
+                try LoadedChunk.devices(of: leased, environment: "production", on: connection)
             }
             #expect(Set(read.targets.map(\.deviceID)) == expectedTargets)
             #expect(read.targets.count == expectedTargets.count)
             #expect(Dictionary(uniqueKeysWithValues: read.unsendable.map { ($0.deviceID, $0.reason ?? "") }) == expectedUnsendable)
             #expect(read.targets.allSatisfy { $0.token.count == 64 })
+        }
+    }
+
+    /// A targeted chunk is leased and read in one statement: the chunk, its message, the
+    /// app's credential, and its devices (on a re-lease only those without an outcome).
+    @Test func aTargetedLeaseReadsTheChunkInTheSameStatement() async throws {
+        try await TestDatabase.withMigratedPool { pool in
+            let none = try await pool.withConnection { try LoadedChunk.leaseTargeted(owner: "me", leaseSeconds: 30, on: $0) }
+            #expect(none == nil, "nothing ready: nothing leased")
+            let setup = try await pool.query("""
+                WITH app AS (INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef01234569', 't', 'h') RETURNING id),
+                     credential AS (INSERT INTO apns_credentials (app_id, auth, topic, key_id, team_id, sealed_secret)
+                                    SELECT id, 'token', 'com.example.app', 'KEY1234567', 'TEAM123456', '\\x0102'::bytea FROM app),
+                     device AS (INSERT INTO devices (app_id, token, environment)
+                                SELECT app.id, lpad(to_hex(i), 64, '0'), 'production' FROM app, generate_series(1, 3) i RETURNING id, app_id),
+                     message AS (INSERT INTO messages (id, app_id, body, environment, lane, state, accepted_at, expires_at, chunks_pending)
+                                 SELECT pushrelay_message_id_at(now()) + 9, id, '{"x":1}', 'production', 'targeted', 'sending', 5,
+                                        now() + interval '1 hour', 1 FROM app RETURNING id)
+                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, leases)
+                SELECT message.id, (SELECT id FROM app), 'targeted', (SELECT array_agg(id ORDER BY id) || 999999999::bigint FROM device), 1
+                FROM message RETURNING id, message_id, app_id, device_ids::text AS ids
+                """).first!
+            let ids = try setup.string("ids").dropFirst().dropLast().split(separator: ",").map { Int64($0)! }
+            // The chunk was leased once before: its first device has an outcome already.
+            try await pool.query("INSERT INTO deliveries (message_id, device_id, outcome) VALUES ($1, $2, 'sent')",
+                                 [Int64(try setup.int("message_id")), ids[0]])
+
+            let leased = try await pool.withConnection { try LoadedChunk.leaseTargeted(owner: "me", leaseSeconds: 30, on: $0) }
+            let (chunk, loaded) = try #require(leased)
+            let (chunkID, messageID, appID) = (Int64(try setup.int("id")), Int64(try setup.int("message_id")), Int64(try setup.int("app_id")))
+            #expect(chunk.id == chunkID && chunk.messageID == messageID && chunk.appID == appID)
+            #expect(chunk.lane == .targeted && chunk.leases == 2)
+            #expect(loaded.messageState == "sending" && loaded.body == #"{"x":1}"# && loaded.environment == "production")
+            #expect(loaded.acceptedAt == 5)
+            #expect(loaded.credential?.topic == "com.example.app" && loaded.credential?.isBroken == false)
+            #expect(loaded.credential?.sealedSecret == [1, 2])
+            #expect(loaded.targets.map(\.deviceID) == [ids[1], ids[2]], "the device with an outcome is not read again")
+            #expect(loaded.unsendable.map(\.deviceID) == [999_999_999] && loaded.unsendable.first?.reason == "DeviceDeleted")
+            let row = try await pool.query("SELECT state, lease_owner FROM push_chunks WHERE id = $1", [chunk.id]).first!
+            #expect(row["state"] == "leased" && row["lease_owner"] == "me")
+            let again = try await pool.withConnection { try LoadedChunk.leaseTargeted(owner: "me", leaseSeconds: 30, on: $0) }
+            #expect(again == nil, "a leased chunk is not leased twice")
         }
     }
 }
