@@ -153,6 +153,40 @@ import TestSupport
         }
     }
 
+    /// A span confirms only a delivery written with it (same time): a later write of an old
+    /// message whose span covers the device, which that message reached long ago, does not
+    /// hide the device's newer delivery by another message.
+    @Test func aLaterSpanOfAnOlderDeliveryDoesNotHideANewerOne() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp("order")
+            try await relay.insertDevices(app, count: 3, prefix: "f0")
+            try await relay.pool.query("UPDATE devices SET last_seen_at = $1::timestamptz", [Self.registered + "+00"])
+            let ids = try await deviceIDs(relay, app, prefix: "f0")
+            func age(_ message: Int64, hours: Int) async throws {
+                for table in ["deliveries", "delivery_spans"] {
+                    try await relay.pool.query("UPDATE \(table) SET at = at - make_interval(hours => $2) WHERE message_id = $1", [message, hours])
+                }
+            }
+            let old = try await chunk(relay, app, daysAgo: 0, offset: 1, devices: ids)
+            try await write(relay, old, sent: [ids[1]], failed: [ids[0], ids[2]])
+            try await age(old.messageID, hours: 3)
+            let newer = try await chunk(relay, app, daysAgo: 0, offset: 2, devices: [ids[1]])
+            try await write(relay, newer, sent: [ids[1]])
+            try await age(newer.messageID, hours: 2)
+            // The old message's chunk again: its two other devices sent now, one span over all three.
+            try await relay.pool.query("DELETE FROM deliveries WHERE message_id = $1 AND outcome = 'failed'", [old.messageID])
+            try await relay.pool.query("UPDATE push_chunks SET state = 'leased', lease_owner = 'me' WHERE id = $1", [old.id])
+            try await write(relay, LeasedChunk(id: old.id, messageID: old.messageID, appID: app.id, lane: .targeted, leases: 2),
+                            sent: [ids[0], ids[2]])
+            #expect(try await spans(relay, message: old.messageID).contains(ids[0]...ids[2]))
+            let status = try await expectTruth(relay, app)
+            let expected = try await relay.pool.query("""
+                SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS t FROM deliveries WHERE message_id = $1
+                """, [newer.messageID]).first!.string("t")
+            #expect(status[PipelineHarness.token(prefix: "f0", index: 1)]! == (false, expected), "the newer message's delivery, 2 hours ago")
+        }
+    }
+
     @Test func retentionDropsTheSpansWithTheirDeliveries() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp("retention")

@@ -130,7 +130,12 @@ struct DeviceRepository: Sendable {
     func status(appID: Int64, rids: [String]) async throws -> [String: (online: Bool, lastSeen: String)] {
         try await pool.withConnection { connection in
             let resolved = try Self.resolve(rids, appID: appID, on: connection)
-            let rows = try connection.query(Self.statusSQL, [appID, Self.idArray(resolved.map(\.id))])
+            // A thousand devices' probes add up to a plan cost past jit_above_cost: compiling
+            // would take ten times as long as the probes themselves.
+            let rows = try connection.transaction { connection in
+                try connection.query("SET LOCAL jit = off")
+                return try connection.query(Self.statusSQL, [appID, Self.idArray(resolved.map(\.id))])
+            }
             var result: [String: (online: Bool, lastSeen: String)] = [:]
             for row in rows { result[try row.string("rid")] = (try row.bool("online"), try row.string("last_seen")) }
             return result
@@ -138,9 +143,10 @@ struct DeviceRepository: Sendable {
     }
 
     /// $1 app, $2 device ids (bigint[]). The span conditions are written as the index
-    /// `delivery_spans_app_ids` is defined. Both OFFSET 0 keep the plan a walk down the
-    /// sorted spans with one primary-key probe each, stopped by the LIMIT at the first
-    /// confirmed one, rather than a join that probes every span (or scans deliveries).
+    /// `delivery_spans_app_ids` is defined. The two inner OFFSET 0 keep the plan a walk down
+    /// the sorted spans with one primary-key probe each, stopped by the LIMIT at the first
+    /// confirmed one, rather than a join that probes every span (or scans deliveries); the
+    /// outer one has `seen` computed once, not once for each use.
     static let statusSQL = """
         SELECT rid, seen > now() - interval '10 minutes' AS online,
                to_char(seen AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
@@ -154,7 +160,7 @@ struct DeviceRepository: Sendable {
                                              WHERE x.message_id = s.message_id AND x.device_id = d.id
                                                AND x.outcome = 'sent' AND x.at = s.at OFFSET 0) x
                          LIMIT 1)) AS seen
-              FROM devices d WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[])) s
+              FROM devices d WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[]) OFFSET 0) device
         """
 
     /// Every tag the app uses, sorted: a skip scan over the tag index (one probe per tag,
