@@ -1,8 +1,9 @@
 import PostgresStore
 import RelayCore
 
-/// Keeps the day partitions of `deliveries` (migration 0020): creates them `daysAhead` days
-/// ahead and drops those older than the retention, whole, instead of deleting rows.
+/// Keeps the day partitions of `deliveries` (migration 0020) and of `delivery_spans` (0023),
+/// a day's two together: creates them `daysAhead` days ahead and drops those older than the
+/// retention, whole, instead of deleting rows.
 /// Messages and their counters outlive their deliveries. Run by worker and scheduler nodes;
 /// several nodes doing it at once is safe (the SQL functions take an advisory lock).
 public struct DeliveryPartitions: Sendable {

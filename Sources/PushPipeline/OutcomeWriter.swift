@@ -6,7 +6,8 @@ import PostgresStore
 /// message's counters, `message_failures` and the admin reports' per-minute rollups for
 /// exactly the rows inserted, and — when the chunk has no device left — the chunk and
 /// possibly the message as done; dead tokens first, in the same transaction. Nothing else is
-/// written per device: "delivered to" is read from `deliveries` (migration 0021).
+/// written per device: "delivered to" is found through the write's `delivery_spans` rows
+/// (runs of the sent devices' ids, `DeliverySpans`, migration 0023) and `deliveries`.
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
@@ -79,18 +80,24 @@ struct OutcomeWriter: Sendable {
         // statement ends and commits. Completion is a count of the chunks still pending,
         // decremented here: after waiting for the row lock the update re-reads the row, so
         // two writers finishing the last two chunks cannot both miss it.
+        let spans = DeliverySpans.runs(outcomes.filter { $0.outcome == .sent }.map(\.deviceID))
         let state = try connection.preparedQuery(mayConflict ? "pushrelay_write_outcomes" : "pushrelay_write_outcomes_first",
                                                  Self.statement(onConflict: mayConflict),
                                                  [chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)),
                                                   SQLArray.text(outcomes.map(\.outcome.rawValue)), SQLArray.text(outcomes.map(\.reason)),
-                                                  SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID, chunk.id, owner, chunkComplete])
+                                                  SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID, chunk.id, owner, chunkComplete,
+                                                  SQLArray.bigint(spans.map(\.lowerBound)), SQLArray.bigint(spans.map(\.upperBound))])
         let messageState = try state.first?.string("state") ?? "done"
         var counts: [DeliveryOutcome: Int] = [:]
         for outcome in outcomes { counts[outcome.outcome, default: 0] += 1 }
         return Written(messageState: messageState, counts: counts)
     }
 
-    /// The write as one statement; with `onConflict`, rows that exist already are skipped.
+    /// The write as one statement; with `onConflict`, rows that exist already are skipped,
+    /// and each span ($11, $12) narrows to the sent rows inserted now, or goes.
+    ///
+    /// A span's `at` and its rows' `at` are both `now()`, the transaction's start: status
+    /// confirms a span by a delivery with that very time.
     private static func statement(onConflict: Bool) -> String {
         """
             WITH inserted AS (
@@ -98,7 +105,15 @@ struct OutcomeWriter: Sendable {
                 SELECT $1, v.id, v.outcome, v.reason, v.attempts
                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::integer[]) AS v(id, outcome, reason, attempts)
                 \(onConflict ? "ON CONFLICT DO NOTHING" : "")
-                RETURNING outcome, reason
+                RETURNING \(onConflict ? "device_id, " : "")outcome, reason
+            ), spans AS (
+                INSERT INTO delivery_spans (message_id, app_id, lo, hi, at)
+                \(onConflict ? """
+                    SELECT $1, $7, min(i.device_id), max(i.device_id), now()
+                    FROM unnest($11::bigint[], $12::bigint[]) AS r(lo, hi)
+                    JOIN inserted i ON i.outcome = 'sent' AND i.device_id BETWEEN r.lo AND r.hi
+                    GROUP BY r.lo
+                    """ : "SELECT $1, $7, r.lo, r.hi, now() FROM unnest($11::bigint[], $12::bigint[]) AS r(lo, hi)")
             ), failures AS (
                 INSERT INTO message_failures (message_id, reason, count)
                 SELECT $1, reason, count(*) FROM inserted WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL

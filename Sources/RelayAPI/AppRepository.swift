@@ -40,8 +40,9 @@ struct AppRepository: Sendable {
         try await pool.query("SELECT \(Self.columns) FROM apps WHERE app_key = $1", [appKey]).first.map(Self.record)
     }
 
-    /// Deletes the app and everything that belongs to it: its messages' deliveries here (they
-    /// carry no foreign key, migration 0021), the rest through foreign keys.
+    /// Deletes the app and everything that belongs to it: its messages' deliveries and
+    /// delivery spans here (they carry no foreign key, migrations 0021 and 0023), the rest
+    /// through foreign keys.
     func delete(appKey: String) async throws -> Bool {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
@@ -49,6 +50,7 @@ struct AppRepository: Sendable {
                     DELETE FROM deliveries WHERE message_id IN
                         (SELECT m.id FROM messages m JOIN apps a ON a.id = m.app_id WHERE a.app_key = $1)
                     """, [appKey])
+                try connection.query("DELETE FROM delivery_spans WHERE app_id = (SELECT id FROM apps WHERE app_key = $1)", [appKey])
                 return try connection.query("DELETE FROM apps WHERE app_key = $1", [appKey]).affectedRows == 1
             }
         }

@@ -8,19 +8,19 @@ import TestSupport
 /// dropped whole past the retention, messages and counters kept.
 @Suite(.serialized) struct DeliveryPartitionTests {
     /// Partition names of `deliveries`.
-    private func partitions(_ pool: PostgresPool) async throws -> Set<String> {
+    private func partitions(_ pool: PostgresPool, of parent: String = "deliveries") async throws -> Set<String> {
         Set(try await pool.query("""
-            SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'deliveries'::regclass
-            """).map { try $0.string("relname") })
+            SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass
+            """, [parent]).map { try $0.string("relname") })
     }
 
-    /// `deliveries_YYYYMMDD` of the UTC day `offset` days from today.
-    private func dayName(_ offset: Int) -> String {
+    /// `deliveries_YYYYMMDD` (or another table's) of the UTC day `offset` days from today.
+    private func dayName(_ offset: Int, _ parent: String = "deliveries") -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd"
-        return "deliveries_" + formatter.string(from: Date().addingTimeInterval(Double(offset) * 86_400))
+        return parent + "_" + formatter.string(from: Date().addingTimeInterval(Double(offset) * 86_400))
     }
 
     /// A message of the app accepted `daysAgo` days ago (its id says so), with one delivery.
@@ -38,14 +38,17 @@ import TestSupport
     @Test func partitionsAreCreatedAheadAndADeliveryLandsInItsDay() async throws {
         try await PipelineHarness.with { relay in
             let made = try await partitions(relay.pool)
-            #expect(made.isSuperset(of: (-1...7).map(dayName)), "the migration made yesterday to a week ahead: \(made.sorted())")
-            for offset in 3...7 { try await relay.pool.query("DROP TABLE \(dayName(offset))") }
+            #expect(made.isSuperset(of: (-1...7).map { dayName($0) }), "the migration made yesterday to a week ahead: \(made.sorted())")
+            #expect(try await partitions(relay.pool, of: "delivery_spans") == Set(made.map { "delivery_spans_" + $0.dropFirst("deliveries_".count) }),
+                    "delivery_spans has a partition beside each of deliveries (migration 0023)")
+            for offset in 3...7 { try await relay.pool.query("DROP TABLE \(dayName(offset)), \(dayName(offset, "delivery_spans"))") }
 
             let maintainer = DeliveryPartitions(pool: relay.pool, retentionDays: 30, daysAhead: 10, logger: TestDatabase.quietLogger)
             let pass = try await maintainer.maintain()
-            #expect(pass.created == 8, "days 3 to 10 ahead")
+            #expect(pass.created == 16, "days 3 to 10 ahead, of both tables")
             #expect(pass.dropped.isEmpty)
-            #expect(try await partitions(relay.pool).isSuperset(of: (0...10).map(dayName)))
+            #expect(try await partitions(relay.pool).isSuperset(of: (0...10).map { dayName($0) }))
+            #expect(try await partitions(relay.pool, of: "delivery_spans").isSuperset(of: (0...10).map { dayName($0, "delivery_spans") }))
             let again = try await maintainer.maintain()
             #expect(again.created == 0 && again.dropped.isEmpty, "a second pass finds nothing to do")
 
@@ -68,7 +71,7 @@ import TestSupport
 
             // One day of retention: everything before yesterday (the history partition) goes.
             let pass = try await DeliveryPartitions(pool: relay.pool, retentionDays: 1, logger: TestDatabase.quietLogger).maintain()
-            #expect(pass.dropped == ["deliveries_history"])
+            #expect(pass.dropped == ["deliveries_history", "delivery_spans_history"], "a day's spans go with its deliveries")
             let left = try await relay.pool.query("SELECT message_id FROM deliveries ORDER BY message_id").map { Int64(try $0.int("message_id")) }
             #expect(left == [yesterday, today])
             #expect(try await relay.message(old).int("sent_count") == 1, "the message and its counters outlive its deliveries")

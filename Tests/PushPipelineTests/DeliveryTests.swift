@@ -284,9 +284,15 @@ import Testing
             #expect(rids.allSatisfy { (after.json[$0] as? [String: Any])?["online"] as? Bool == true })
             #expect(try await activeToday() == 3)
 
+            func spans() async throws -> Int? {
+                try await relay.pool.query("SELECT count(*) AS n FROM delivery_spans WHERE app_id = $1", [app.id]).first?.int("n")
+            }
+            #expect(try await spans() ?? 0 > 0)
+
             #expect(try await relay.request("DELETE", "/admin/v1/apps/\(app.key)").status == 200)
             let left = try await relay.pool.query("SELECT count(*) AS n FROM deliveries WHERE message_id = $1", [msgID])
             #expect(try left.first?.int("n") == 0)
+            #expect(try await spans() == 0, "the app's delivery spans leave with it")
         }
     }
 

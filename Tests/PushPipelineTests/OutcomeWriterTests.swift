@@ -41,5 +41,8 @@ import TestSupport
         let rows = try await pool.query("SELECT count(*) AS n FROM deliveries WHERE message_id = $1", [chunk.messageID])
         #expect(try rows.first?.int("n") == 3)
         #expect(try await pool.query("SELECT state FROM push_chunks WHERE id = $1", [chunk.id]).first?["state"] == "done")
+        let spans = try await pool.query("SELECT lo, hi FROM delivery_spans WHERE message_id = $1", [chunk.messageID])
+            .map { [try $0.int("lo"), try $0.int("hi")] }
+        #expect(spans == [[Int(ids[1]), Int(ids[2])]], "one span, of the rows the retry inserted")
     }
 }

@@ -150,12 +150,15 @@ import Testing
             let time = freshStatus["last_online_time"] as? String ?? ""
             #expect(time.range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$"#, options: .regularExpression) != nil)
 
-            // A delivery APNs accepted counts as a sighting; one it refused does not.
+            // A delivery APNs accepted counts as a sighting; one it refused does not. Written
+            // as the pipeline writes it: the row and a span over the device, at the same time.
             func deliver(_ message: Int, _ outcome: String, at: String) async throws {
                 try await relay.pool.query("""
-                    INSERT INTO deliveries (message_id, device_id, outcome, at)
-                    SELECT pushrelay_message_id_at(now()) + $2, id, $3, $4::timestamptz
-                    FROM devices WHERE registration_id = $1::uuid
+                    WITH device AS (SELECT id, app_id FROM devices WHERE registration_id = $1::uuid),
+                         delivery AS (INSERT INTO deliveries (message_id, device_id, outcome, at)
+                                      SELECT pushrelay_message_id_at(now()) + $2, id, $3, $4::timestamptz FROM device)
+                    INSERT INTO delivery_spans (message_id, app_id, lo, hi, at)
+                    SELECT pushrelay_message_id_at(now()) + $2, app_id, id, id, $4::timestamptz FROM device
                     """, [stale, message, outcome, at])
             }
             try await deliver(1, "failed", at: "2026-01-03 00:00:00+00")
@@ -163,10 +166,7 @@ import Testing
             let delivered = try await app.request("POST", "/v3/devices/status", json: ["registration_ids": [stale]])
             #expect((delivered.json[stale] as? [String: Any])?["last_online_time"] as? String == "2026-01-02 09:00:00")
             #expect((delivered.json[stale] as? [String: Any])?["online"] as? Bool == false)
-            try await relay.pool.query("""
-                INSERT INTO deliveries (message_id, device_id, outcome)
-                SELECT pushrelay_message_id_at(now()) + 5000, id, 'sent' FROM devices WHERE registration_id = $1::uuid
-                """, [stale])
+            try await deliver(5000, "sent", at: Date().formatted(.iso8601))
             let now = try await app.request("POST", "/v3/devices/status", json: ["registration_ids": [stale]])
             #expect((now.json[stale] as? [String: Any])?["online"] as? Bool == true)
 
@@ -174,6 +174,26 @@ import Testing
             #expect(tooMany.status == 400 && tooMany.errorCode == 7002)
             let missing = try await app.request("POST", "/v3/devices/status", json: [String: String]())
             #expect(missing.status == 400 && missing.errorCode == 7002)
+        }
+    }
+
+    /// Status finds a device's spans through the GiST index of its app and ids (with
+    /// sequential scans off, a missing index shows up as one), and confirms them by the
+    /// deliveries' primary key: no scan of either table.
+    @Test func statusLooksSpansUpByTheirIndex() async throws {
+        try await RelayHarness.with { relay in
+            let plan = try await relay.pool.withConnection { connection in
+                try connection.transaction { connection in
+                    try connection.query("SET LOCAL enable_seqscan = off")
+                    return try connection.query("EXPLAIN " + DeviceRepository.statusSQL, [Int64(1), "{1,2,3}"])
+                        .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+                }
+            }
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
+            #expect(plan.contains("Scan on delivery_spans_") || plan.contains("Scan using delivery_spans_"), "\(plan)")
+            #expect(plan.contains("Index Cond: ((int8range(app_id, app_id, '[]'::text) @> '1'::bigint) AND (int8range(lo, hi, '[]'::text) @> d.id))"),
+                    "both keys are index conditions: \(plan)")
+            #expect(plan.contains("Index Cond: ((message_id = s.message_id) AND (device_id = d.id))"), "\(plan)")
         }
     }
 }
