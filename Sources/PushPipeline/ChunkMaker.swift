@@ -36,7 +36,7 @@ struct ChunkMaker {
     func makeChunks(_ message: Message, after cursor: Int64, limit: Int, on connection: PostgresConnection) throws -> Slice {
         let audience = AudienceQuery(message.audience, appID: message.appID, environment: message.environment, firstParameter: 1)
         var parameters = audience.parameters
-        func bind(_ value: any PostgresBindable) -> String {
+        func bind(_ value: (any PostgresBindable)?) -> String {
             parameters.append(value)
             return "$\(parameters.count)"
         }
@@ -53,12 +53,7 @@ struct ChunkMaker {
                 """
         }
         let sql = """
-            WITH picked AS (
-                SELECT d.id FROM devices d WHERE \(audience.condition) AND d.id > \(bind(cursor))::bigint
-                ORDER BY d.id LIMIT \(bind(limit))::integer
-            ), numbered AS (
-                SELECT id, (row_number() OVER (ORDER BY id) - 1) / \(bind(chunkSize))::integer AS grp FROM picked
-            ), made AS (
+            WITH \(sliceCTEs(audience.condition, after: cursor, limit: limit, bind: bind)), made AS (
                 INSERT INTO push_chunks (message_id, app_id, lane, device_ids, available_at)
                 SELECT \(bind(message.id))::bigint, \(bind(message.appID))::bigint, \(bind(message.lane)),
                        array_agg(id ORDER BY id), \(availableAt)
@@ -70,5 +65,18 @@ struct ChunkMaker {
         let row = try connection.preparedQuery(byText: sql, parameters).first
         return Slice(devices: try row?.int("devices") ?? 0, chunks: try row?.int("chunks") ?? 0,
                      lastDeviceID: row?["last"].flatMap { Int64($0) })
+    }
+
+    /// The CTEs `picked` (the next `limit` device ids of `condition` after `cursor`, by
+    /// keyset) and `numbered` (each with its chunk's number), their values placed by `bind`.
+    func sliceCTEs(_ condition: String, after cursor: Int64, limit: Int, bind: ((any PostgresBindable)?) -> String) -> String {
+        """
+        picked AS (
+            SELECT d.id FROM devices d WHERE \(condition) AND d.id > \(bind(cursor))::bigint
+            ORDER BY d.id LIMIT \(bind(limit))::integer
+        ), numbered AS (
+            SELECT id, (row_number() OVER (ORDER BY id) - 1) / \(bind(chunkSize))::integer AS grp FROM picked
+        )
+        """
     }
 }

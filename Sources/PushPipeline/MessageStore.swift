@@ -7,21 +7,22 @@ import Synchronization
 /// Accepts pushes into the `messages` table and withdraws them: the API's half of the
 /// pipeline.
 ///
-/// Accepting is one transaction: the message row with its body, the check that someone is
+/// Accepting is one statement: the message row with its body, the check that someone is
 /// targeted (1011 otherwise), and for targeted pushes (alias, registration_id) every chunk
-/// of their small audience, so a worker woken by the NOTIFY sends at once. Broadcasts and tag
-/// pushes are left `resolving`, for workers to cut into chunks.
+/// of their small audience and the NOTIFY, so a worker woken by it sends at once. Broadcasts
+/// and tag pushes are left `resolving`, for workers to cut into chunks.
 public final class MessageStore: Sendable {
     private let pool: PostgresPool
     private let generator = Mutex(MessageIDGenerator())
     private let chunkMaker: ChunkMaker
-    /// Largest audience a targeted push resolves inside the accepting transaction; the rest
+    /// Largest audience a targeted push resolves inside the accepting statement; the rest
     /// (aliases shared by very many devices) is left to the workers.
-    private let inlineLimit = 20_000
+    private let inlineLimit: Int
 
-    public init(pool: PostgresPool, chunkSize: Int = 500) {
+    public init(pool: PostgresPool, chunkSize: Int = 500, inlineLimit: Int = 20_000) {
         self.pool = pool
         chunkMaker = ChunkMaker(chunkSize: chunkSize)
+        self.inlineLimit = inlineLimit
     }
 
     /// A fresh msg_id (also the placeholder `/v3/push/validate` answers with).
@@ -55,9 +56,7 @@ public final class MessageStore: Sendable {
                 attempt += 1
                 let id = nextMessageID()
                 do {
-                    return try connection.transaction { connection in
-                        try accept(id: id, appID: appID, request: request, body: bodyText, on: connection)
-                    }
+                    return try accept(id: id, appID: appID, request: request, body: bodyText, on: connection)
                 } catch PostgresError.server(let state, let message) where state == "23505" && message.contains("messages_pkey") && attempt < 5 {
                     continue
                 }
@@ -79,55 +78,86 @@ public final class MessageStore: Sendable {
         let now = Int(Date().timeIntervalSince1970)
         let environment = request.options.apnsProduction ? "production" : "sandbox"
         let lane = request.audience.isTargeted ? "targeted" : "broadcast"
-        let ios = request.platform.includesIOS
-        let inserted = try connection.preparedQuery(byText: """
-            INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, state, accepted_at, expires_at,
-                                  spread_until, finished_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $8::boolean THEN 'resolving' ELSE 'done' END, $9,
-                    to_timestamp($10::bigint), CASE WHEN $11::integer > 0 THEN to_timestamp($9::bigint + $11::integer) END,
-                    CASE WHEN $8::boolean THEN NULL ELSE now() END)
-            ON CONFLICT (app_id, cid) DO NOTHING
-            RETURNING id
-            """, [id.rawValue, appID, request.cid, request.options.sendno, body, environment, lane, ios, now,
-                  now + QueueDeadline.seconds(timeToLive: request.options.timeToLive), request.options.bigPushDuration * 60])
-        guard !inserted.isEmpty else {
-            // The same cid committed meanwhile: its answer is ours.
-            guard let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) else {
-                throw PostgresError.protocolViolation("message insert conflicted without a cid")
-            }
-            return first
+        // One statement whatever the audience (each statement is a round trip before the push
+        // is answered and a worker wakes): the message row, and for iOS the audience check,
+        // a targeted push's chunks and the notification, all or nothing.
+        let audience = AudienceQuery(request.audience, appID: appID, environment: environment, firstParameter: 1)
+        var parameters = request.platform.includesIOS ? audience.parameters : []
+        func bind(_ value: (any PostgresBindable)?) -> String {
+            parameters.append(value)
+            return "$\(parameters.count)"
         }
-        let accepted = Accepted(msgID: id, sendno: request.options.sendno, isNew: true)
-        // Platforms without iOS: accepted, nobody to deliver to on this relay.
-        guard ios else { return accepted }
-
-        let nobody = JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
-                                msgID: id.description)
-        guard request.audience.isTargeted else {
+        let bigPush = request.options.bigPushDuration * 60
+        let columns = "id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until"
+        let values = """
+            \(bind(id.rawValue))::bigint, \(bind(appID))::bigint, \(bind(request.cid))::text, \(bind(request.options.sendno))::integer,
+            \(bind(body))::text, \(bind(environment))::text, \(bind(lane))::text, \(bind(now))::bigint,
+            to_timestamp(\(bind(now + QueueDeadline.seconds(timeToLive: request.options.timeToLive)))::bigint),
+            CASE WHEN \(bind(bigPush))::integer > 0 THEN to_timestamp(\(bind(now + bigPush))::bigint) END
+            """
+        let sql: String
+        if !request.platform.includesIOS {
+            // Accepted, nobody to deliver to on this relay.
+            sql = """
+                WITH message AS (
+                    INSERT INTO messages (\(columns), state, finished_at) VALUES (\(values), 'done', now())
+                    ON CONFLICT (app_id, cid) DO NOTHING
+                    RETURNING id
+                )
+                SELECT 1 AS devices, (SELECT id FROM message) AS id
+                """
+        } else if !request.audience.isTargeted {
             // Workers cut a broadcast into chunks; here only whether anyone is in it.
-            let audience = AudienceQuery(request.audience, appID: appID, environment: environment, firstParameter: 1)
-            let exists = try connection.preparedQuery(byText: "SELECT EXISTS (SELECT 1 FROM devices d WHERE \(audience.condition)) AS e", audience.parameters)
-            guard try exists.first?.bool("e") == true else { throw nobody }
-            try connection.query(PushChannel.notify)
-            return accepted
+            sql = """
+                WITH audience AS (
+                    SELECT count(*) AS devices FROM (SELECT 1 FROM devices d WHERE \(audience.condition) LIMIT 1) anyone
+                ), message AS (
+                    INSERT INTO messages (\(columns), state)
+                    SELECT \(values), 'resolving' FROM audience WHERE devices > 0
+                    ON CONFLICT (app_id, cid) DO NOTHING
+                    RETURNING id
+                ), notified AS (
+                    SELECT pg_notify(\(bind(PushChannel.name)), '') FROM message
+                )
+                SELECT (SELECT devices FROM audience) AS devices, (SELECT id FROM message) AS id, (SELECT count(*) FROM notified) AS notified
+                """
+        } else {
+            // A push naming devices is cut into chunks now (at most `inlineLimit` devices; the
+            // resolvers take the rest); none made means nobody matched. A worker is woken to
+            // lease them ("chunks"), or the resolvers to go on ("").
+            let slice = chunkMaker.sliceCTEs(audience.condition, after: 0, limit: inlineLimit, bind: bind)
+            let limit = bind(inlineLimit)
+            sql = """
+                WITH \(slice), groups AS (
+                    SELECT array_agg(id ORDER BY id) AS ids FROM numbered GROUP BY grp
+                ), summary AS (
+                    SELECT count(*) AS devices, max(id) AS last FROM picked
+                ), message AS (
+                    INSERT INTO messages (\(columns), state, target_count, resolve_cursor, chunks_pending)
+                    SELECT \(values), CASE WHEN s.devices < \(limit)::bigint THEN 'sending' ELSE 'resolving' END,
+                           s.devices, s.last, (SELECT count(*) FROM groups)
+                    FROM summary s WHERE s.devices > 0
+                    ON CONFLICT (app_id, cid) DO NOTHING
+                    RETURNING id, state
+                ), made AS (
+                    INSERT INTO push_chunks (message_id, app_id, lane, device_ids)
+                    SELECT m.id, \(bind(appID))::bigint, \(bind(lane))::text, g.ids FROM message m, groups g
+                ), notified AS (
+                    SELECT pg_notify(\(bind(PushChannel.name)), CASE WHEN m.state = 'sending' THEN \(bind(PushChannel.chunksReady))::text ELSE '' END)
+                    FROM message m
+                )
+                SELECT (SELECT devices FROM summary) AS devices, (SELECT id FROM message) AS id, (SELECT count(*) FROM notified) AS notified
+                """
         }
-        // A push naming devices is cut into chunks now; none made means nobody matched (the
-        // transaction rolls back). The notification goes with the message's update: each
-        // statement here is a round trip before the push is answered and a worker wakes.
-        let message = ChunkMaker.Message(
-            id: id.rawValue, appID: appID, environment: environment, lane: lane, audience: request.audience,
-            acceptedAt: now, spreadSeconds: 0)
-        let slice = try chunkMaker.makeChunks(message, after: 0, limit: inlineLimit, on: connection)
-        guard slice.devices > 0 else { throw nobody }
-        let complete = slice.devices < inlineLimit
-        try connection.preparedQuery(byText: """
-            UPDATE messages SET target_count = $2, resolve_cursor = $3, chunks_pending = $5,
-                   state = CASE WHEN $4::boolean THEN 'sending' ELSE 'resolving' END
-            FROM (SELECT pg_notify($6, $7)) AS notified
-            WHERE id = $1
-            """, [id.rawValue, slice.devices, slice.lastDeviceID ?? 0, complete, slice.chunks, PushChannel.name,
-                  complete ? PushChannel.chunksReady : ""])
-        return accepted
+        let row = try connection.preparedQuery(byText: sql, parameters).first
+        if row?["id"] != nil { return Accepted(msgID: id, sendno: request.options.sendno, isNew: true) }
+        // Not inserted: the same cid committed meanwhile (its answer is ours), or nobody matched.
+        if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return first }
+        guard try row?.int("devices") == 0 else {
+            throw PostgresError.protocolViolation("message insert conflicted without a cid")
+        }
+        throw JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
+                         msgID: id.description)
     }
 
     private static func existing(appID: Int64, cid: String, on connection: PostgresConnection) throws -> Accepted? {
