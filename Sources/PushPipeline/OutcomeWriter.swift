@@ -81,15 +81,26 @@ struct OutcomeWriter: Sendable {
         // decremented here: after waiting for the row lock the update re-reads the row, so
         // two writers finishing the last two chunks cannot both miss it.
         let spans = DeliverySpans.runs(outcomes.filter { $0.outcome == .sent }.map(\.deviceID))
-        let state = try connection.preparedQuery(mayConflict ? "pushrelay_write_outcomes" : "pushrelay_write_outcomes_first",
-                                                 Self.statement(onConflict: mayConflict),
-                                                 [chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)),
-                                                  SQLArray.text(outcomes.map(\.outcome.rawValue)), SQLArray.text(outcomes.map(\.reason)),
-                                                  SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID, chunk.id, owner, chunkComplete,
-                                                  SQLArray.bigint(spans.map(\.lowerBound)), SQLArray.bigint(spans.map(\.upperBound))])
-        let messageState = try state.first?.string("state") ?? "done"
         var counts: [DeliveryOutcome: Int] = [:]
-        for outcome in outcomes { counts[outcome.outcome, default: 0] += 1 }
+        var failures: [String: Int] = [:]
+        for outcome in outcomes {
+            counts[outcome.outcome, default: 0] += 1
+            if let reason = outcome.reason, [.failed, .invalidated, .expired].contains(outcome.outcome) { failures[reason, default: 0] += 1 }
+        }
+        var parameters: [(any PostgresBindable)?] = [
+            chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)), SQLArray.text(outcomes.map(\.outcome.rawValue)),
+            SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID, chunk.id, owner,
+            chunkComplete, SQLArray.bigint(spans.map(\.lowerBound)), SQLArray.bigint(spans.map(\.upperBound)),
+        ]
+        if !mayConflict {
+            // Every row goes in or the statement fails: the counts are those of the batch.
+            let reasons = failures.keys.sorted()
+            parameters += [SQLArray.text(reasons), SQLArray.int(reasons.map { failures[$0] })]
+            parameters += [DeliveryOutcome.sent, .failed, .invalidated, .expired, .withdrawn].map { counts[$0, default: 0] }
+        }
+        let state = try connection.preparedQuery(mayConflict ? "pushrelay_write_outcomes" : "pushrelay_write_outcomes_first",
+                                                 Self.statement(onConflict: mayConflict), parameters)
+        let messageState = try state.first?.string("state") ?? "done"
         return Written(messageState: messageState, counts: counts)
     }
 
@@ -99,13 +110,26 @@ struct OutcomeWriter: Sendable {
     /// A span's `at` and its rows' `at` are both `now()`, the transaction's start: status
     /// confirms a span by a delivery with that very time.
     private static func statement(onConflict: Bool) -> String {
-        """
+        // With ON CONFLICT only the rows inserted count, read back with RETURNING; a plain
+        // insert (a first lease) writes every row or fails, so the counts come as parameters
+        // ($13/$14 failures by reason, $15…$19 per outcome) and no row is read back.
+        let failed = onConflict
+            ? "SELECT reason, count(*) AS n FROM inserted WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL GROUP BY reason"
+            : "SELECT reason, n FROM unnest($13::text[], $14::integer[]) AS f(reason, n)"
+        let counted = onConflict ? """
+            SELECT count(*) FILTER (WHERE outcome = 'sent') AS sent,
+                   count(*) FILTER (WHERE outcome = 'failed') AS failed,
+                   count(*) FILTER (WHERE outcome = 'invalidated') AS invalidated,
+                   count(*) FILTER (WHERE outcome = 'expired') AS expired,
+                   count(*) FILTER (WHERE outcome = 'withdrawn') AS withdrawn
+            FROM inserted
+            """ : "SELECT $15::bigint AS sent, $16::bigint AS failed, $17::bigint AS invalidated, $18::bigint AS expired, $19::bigint AS withdrawn"
+        return """
             WITH inserted AS (
                 INSERT INTO deliveries (message_id, device_id, outcome, reason, attempts)
                 SELECT $1, v.id, v.outcome, v.reason, v.attempts
                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::integer[]) AS v(id, outcome, reason, attempts)
-                \(onConflict ? "ON CONFLICT DO NOTHING" : "")
-                RETURNING \(onConflict ? "device_id, " : "")outcome, reason
+                \(onConflict ? "ON CONFLICT DO NOTHING RETURNING device_id, outcome, reason" : "")
             ), spans AS (
                 INSERT INTO delivery_spans (message_id, app_id, lo, hi, at)
                 \(onConflict ? """
@@ -114,18 +138,14 @@ struct OutcomeWriter: Sendable {
                     JOIN inserted i ON i.outcome = 'sent' AND i.device_id BETWEEN r.lo AND r.hi
                     GROUP BY r.lo
                     """ : "SELECT $1, $7, r.lo, r.hi, now() FROM unnest($11::bigint[], $12::bigint[]) AS r(lo, hi)")
+            ), failed AS (
+                \(failed)
             ), failures AS (
                 INSERT INTO message_failures (message_id, reason, count)
-                SELECT $1, reason, count(*) FROM inserted WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL
-                GROUP BY reason
+                SELECT $1, reason, n FROM failed
                 ON CONFLICT (message_id, reason) DO UPDATE SET count = message_failures.count + EXCLUDED.count
             ), counts AS (
-                SELECT count(*) FILTER (WHERE outcome = 'sent') AS sent,
-                       count(*) FILTER (WHERE outcome = 'failed') AS failed,
-                       count(*) FILTER (WHERE outcome = 'invalidated') AS invalidated,
-                       count(*) FILTER (WHERE outcome = 'expired') AS expired,
-                       count(*) FILTER (WHERE outcome = 'withdrawn') AS withdrawn
-                FROM inserted
+                \(counted)
             ), finished AS (
                 UPDATE push_chunks SET state = 'done', lease_owner = NULL, lease_expires_at = NULL
                 WHERE id = $8 AND lease_owner = $9 AND state = 'leased' AND $10::boolean
@@ -140,9 +160,7 @@ struct OutcomeWriter: Sendable {
                     withdrawn = s.withdrawn + EXCLUDED.withdrawn, retries = s.retries + EXCLUDED.retries
             ), failure_rollup AS (
                 INSERT INTO delivery_failure_stats AS f (app_id, minute, reason, count)
-                SELECT $7, date_trunc('minute', now()), reason, count(*) FROM inserted
-                WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL
-                GROUP BY reason
+                SELECT $7, date_trunc('minute', now()), reason, n FROM failed
                 ON CONFLICT (app_id, minute, reason) DO UPDATE SET count = f.count + EXCLUDED.count
             ), progress AS (
                 SELECT c.*, (SELECT count(*) FROM finished) AS chunks FROM counts c
