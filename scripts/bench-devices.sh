@@ -6,6 +6,8 @@
 #     with as many connections as the relay's pool has: the ceiling the API could reach;
 #  3. bulk import of 1M rows as CSV and as NDJSON (POST /v3/devices/import, COPY inside).
 # Prints the figures as a markdown table. Everything it starts is stopped when it ends.
+# BENCH_IMPORT_ONLY=1 skips 1 and 2 (for iterating on the import). The import is cut into
+# min(cores, BENCH_POOL_SIZE - 1) partitions: BENCH_POOL_SIZE=2 imports on one connection.
 set -euo pipefail
 : "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
 cd "$(dirname "$0")/.."
@@ -44,19 +46,22 @@ export APP_KEY=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["app_ke
 export APP_SECRET=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["master_secret"])' <<<"$app")
 app_id=$("$pgbin/psql" -tA "$url" -c "SELECT id FROM apps WHERE app_key = '$APP_KEY'")
 
-echo "warming up…" >&2
-wrk -t2 -c"$connections" -d3s -s scripts/bench/register.lua "http://127.0.0.1:$port" >/dev/null
-echo "API: wrk -t2 -c$connections -d${duration}s" >&2
-wrk -t2 -c"$connections" -d"${duration}s" --latency -s scripts/bench/register.lua "http://127.0.0.1:$port" | tee "$work/wrk.txt" >&2
-api=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$work/wrk.txt")
-api_p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk.txt")
-failed=$(awk '/Non-2xx/ { print $NF }' "$work/wrk.txt")
+api=""
+if [ "${BENCH_IMPORT_ONLY:-0}" != 1 ]; then
+  echo "warming up…" >&2
+  wrk -t2 -c"$connections" -d3s -s scripts/bench/register.lua "http://127.0.0.1:$port" >/dev/null
+  echo "API: wrk -t2 -c$connections -d${duration}s" >&2
+  wrk -t2 -c"$connections" -d"${duration}s" --latency -s scripts/bench/register.lua "http://127.0.0.1:$port" | tee "$work/wrk.txt" >&2
+  api=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$work/wrk.txt")
+  api_p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk.txt")
+  failed=$(awk '/Non-2xx/ { print $NF }' "$work/wrk.txt")
 
-echo "pgbench: -c$pool -j2 -T$duration -M prepared" >&2
-"$pgbin/pgbench" -n -M prepared -c "$pool" -j 2 -T "$duration" -f scripts/bench/register.sql \
-  -D app_id="$app_id" -D environment=production -D alias_given=false \
-  -D tags_given=false -D 'tags={}' "$url" | tee "$work/pgbench.txt" >&2
-direct=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
+  echo "pgbench: -c$pool -j2 -T$duration -M prepared" >&2
+  "$pgbin/pgbench" -n -M prepared -c "$pool" -j 2 -T "$duration" -f scripts/bench/register.sql \
+    -D app_id="$app_id" -D environment=production -D alias_given=false \
+    -D tags_given=false -D 'tags={}' "$url" | tee "$work/pgbench.txt" >&2
+  direct=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
+fi
 
 echo "generating $rows rows…" >&2
 python3 - "$rows" "$work" <<'PY'
@@ -86,13 +91,17 @@ read -r csv_rows csv_seconds csv_rate < <(import_rate "$work/import.csv" text/cs
 read -r nd_rows nd_seconds nd_rate < <(import_rate "$work/import.ndjson" application/x-ndjson)
 devices=$("$pgbin/psql" -tA "$url" -c "SELECT count(*) FROM devices")
 
-ratio=$(python3 -c "print('%.2f' % ($api / $direct))")
-cat <<TABLE
-| measure | figure |
-| --- | --- |
+echo "| measure | figure |"
+echo "| --- | --- |"
+if [ -n "$api" ]; then
+  ratio=$(python3 -c "print('%.2f' % ($api / $direct))")
+  cat <<TABLE
 | registrations/s through the API (wrk, $connections connections, ${duration} s) | $api (p99 $api_p99, non-2xx: ${failed:-0}) |
 | the same upsert with pgbench ($pool connections, ${duration} s) | $direct |
 | API / pgbench | $ratio |
+TABLE
+fi
+cat <<TABLE
 | import, CSV | $csv_rows rows in $csv_seconds s = $csv_rate rows/s |
 | import, NDJSON | $nd_rows rows in $nd_seconds s = $nd_rate rows/s |
 | devices in the table afterwards | $devices |
