@@ -74,21 +74,36 @@ with open(os.path.join(work, "import.csv"), "w") as csv, open(os.path.join(work,
         nd.write(json.dumps({"platform": "ios", "token": os.urandom(32).hex(), "environment": "sandbox",
                              "alias": "user%d" % (i % 200000), "tags": ["group%d" % (i % 50)]}) + "\n")
 PY
+# CPU seconds (user + system) so far of the given processes: wall time moves with whatever
+# else runs on the machine, CPU time much less.
+postmaster=$(head -n 1 "$("$pgbin/psql" -tA "$url" -c "SHOW data_directory")/postmaster.pid")
+cpu_seconds() {
+  local ticks=0 pid
+  for pid in "$@"; do
+    [ -r "/proc/$pid/stat" ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
+  done
+  python3 -c "print('%.1f' % ($ticks / $(getconf CLK_TCK)))"
+}
+postgres_cpu() { cpu_seconds $(ps -o pid= --ppid "$postmaster"); }
 import_rate() {
-  local file=$1 type=$2 start end
+  local file=$1 type=$2 start end pg_before relay_before
+  pg_before=$(postgres_cpu)
+  relay_before=$(cpu_seconds "$relay_pid")
   start=$(date +%s.%N)
   curl -sf --max-time 600 -u "$APP_KEY:$APP_SECRET" -H "Content-Type: $type" --data-binary "@$file" \
     "http://127.0.0.1:$port/v3/devices/import" >"$work/import.json"
   end=$(date +%s.%N)
-  python3 - "$start" "$end" "$work/import.json" <<'PY'
+  python3 - "$start" "$end" "$work/import.json" "$pg_before" "$(postgres_cpu)" "$relay_before" "$(cpu_seconds "$relay_pid")" <<'PY'
 import json, sys
 start, end, reply = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
+pg, relay = float(sys.argv[5]) - float(sys.argv[4]), float(sys.argv[7]) - float(sys.argv[6])
 assert reply["rejected"] == 0, reply
-print("%d %.1f %d" % (reply["accepted"], end - start, reply["accepted"] / (end - start)))
+print("%d %.1f %d %.1f %.1f" % (reply["accepted"], end - start, reply["accepted"] / (end - start), pg, relay))
 PY
 }
-read -r csv_rows csv_seconds csv_rate < <(import_rate "$work/import.csv" text/csv)
-read -r nd_rows nd_seconds nd_rate < <(import_rate "$work/import.ndjson" application/x-ndjson)
+read -r csv_rows csv_seconds csv_rate csv_pg csv_relay < <(import_rate "$work/import.csv" text/csv)
+read -r nd_rows nd_seconds nd_rate nd_pg nd_relay < <(import_rate "$work/import.ndjson" application/x-ndjson)
+partitions=$(python3 -c "import os; print(max(1, min(os.cpu_count(), $pool - 1)))")
 devices=$("$pgbin/psql" -tA "$url" -c "SELECT count(*) FROM devices")
 
 echo "| measure | figure |"
@@ -102,7 +117,7 @@ if [ -n "$api" ]; then
 TABLE
 fi
 cat <<TABLE
-| import, CSV | $csv_rows rows in $csv_seconds s = $csv_rate rows/s |
-| import, NDJSON | $nd_rows rows in $nd_seconds s = $nd_rate rows/s |
+| import, CSV ($partitions partitions) | $csv_rows rows in $csv_seconds s = $csv_rate rows/s (CPU s: PostgreSQL $csv_pg, relay $csv_relay) |
+| import, NDJSON ($partitions partitions) | $nd_rows rows in $nd_seconds s = $nd_rate rows/s (CPU s: PostgreSQL $nd_pg, relay $nd_relay) |
 | devices in the table afterwards | $devices |
 TABLE

@@ -178,6 +178,48 @@ import Testing
         }
     }
 
+    /// A registration of one of the tokens commits while the import's partition is inserting
+    /// it: the import waits for it, leaves that device as registered, counts the line as
+    /// neither created nor updated, and stores everything else.
+    @Test func aRegistrationDuringTheImportKeepsItsDevice() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            let id = try await appID(app)
+            let tokens = (0..<60).map { _ in DeviceClient.randomToken() }
+            let contested = tokens[30]
+            let (inserted, signal) = AsyncStream<Void>.makeStream()
+            // A registration's transaction, held open until the import waits for it.
+            async let held: Bool = relay.pool.withConnection { connection in
+                try connection.query("BEGIN")
+                try connection.query("INSERT INTO devices (app_id, token, environment, alias) VALUES ($1, $2, 'sandbox', 'registered')",
+                                     [id, contested])
+                signal.yield()
+                signal.finish()
+                let deadline = ContinuousClock.now + .seconds(10)
+                var waited = false
+                while !waited, ContinuousClock.now < deadline {
+                    waited = try connection.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted")
+                        .first?.int("n") ?? 0 > 0
+                    if !waited { Thread.sleep(forTimeInterval: 0.005) }
+                }
+                try connection.query("COMMIT")
+                return waited
+            }
+            for await _ in inserted { break }
+            let body = Array(tokens.map { "\($0),production,imported,t\n" }.joined().utf8)
+            let summary = try await DeviceImporter(appID: id, format: .csv, partitions: 2)
+                .run(body, pool: relay.pool, parsers: SlowWork(width: 2))
+            #expect(try await held, "the import waited for the registration's transaction")
+            #expect(summary.accepted == 60 && summary.created == 59 && summary.updated == 0)
+            let rows = try await relay.pool.query("""
+                SELECT count(*) AS n, count(*) FILTER (WHERE alias = 'registered' AND token = $2) AS kept,
+                       (SELECT count(*) FROM device_tags WHERE app_id = $1) AS tags
+                FROM devices WHERE app_id = $1
+                """, [id, contested])
+            #expect(try rows.first?.int("n") == 60 && rows.first?.int("kept") == 1 && rows.first?.int("tags") == 59)
+        }
+    }
+
     /// One partition fails (a trigger refuses one token at COMMIT): the import answers with an
     /// error, and whatever it says was stored is exactly what the table holds.
     @Test func aFailingPartitionIsAnErrorThatTellsWhatWasStored() async throws {
