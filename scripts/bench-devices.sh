@@ -6,6 +6,8 @@
 #     with as many connections as the relay's pool has: the ceiling the API could reach;
 #  3. bulk import of 1M rows as CSV and as NDJSON (POST /v3/devices/import, COPY inside).
 # Prints the figures as a markdown table. Everything it starts is stopped when it ends.
+# BENCH_IMPORT_ONLY=1 skips 1 and 2 (for iterating on the import). The import is cut into
+# min(cores, BENCH_POOL_SIZE - 1) partitions: BENCH_POOL_SIZE=2 imports on one connection.
 set -euo pipefail
 : "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
 cd "$(dirname "$0")/.."
@@ -44,19 +46,22 @@ export APP_KEY=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["app_ke
 export APP_SECRET=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["master_secret"])' <<<"$app")
 app_id=$("$pgbin/psql" -tA "$url" -c "SELECT id FROM apps WHERE app_key = '$APP_KEY'")
 
-echo "warming up…" >&2
-wrk -t2 -c"$connections" -d3s -s scripts/bench/register.lua "http://127.0.0.1:$port" >/dev/null
-echo "API: wrk -t2 -c$connections -d${duration}s" >&2
-wrk -t2 -c"$connections" -d"${duration}s" --latency -s scripts/bench/register.lua "http://127.0.0.1:$port" | tee "$work/wrk.txt" >&2
-api=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$work/wrk.txt")
-api_p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk.txt")
-failed=$(awk '/Non-2xx/ { print $NF }' "$work/wrk.txt")
+api=""
+if [ "${BENCH_IMPORT_ONLY:-0}" != 1 ]; then
+  echo "warming up…" >&2
+  wrk -t2 -c"$connections" -d3s -s scripts/bench/register.lua "http://127.0.0.1:$port" >/dev/null
+  echo "API: wrk -t2 -c$connections -d${duration}s" >&2
+  wrk -t2 -c"$connections" -d"${duration}s" --latency -s scripts/bench/register.lua "http://127.0.0.1:$port" | tee "$work/wrk.txt" >&2
+  api=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$work/wrk.txt")
+  api_p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk.txt")
+  failed=$(awk '/Non-2xx/ { print $NF }' "$work/wrk.txt")
 
-echo "pgbench: -c$pool -j2 -T$duration -M prepared" >&2
-"$pgbin/pgbench" -n -M prepared -c "$pool" -j 2 -T "$duration" -f scripts/bench/register.sql \
-  -D app_id="$app_id" -D environment=production -D alias_given=false \
-  -D tags_given=false -D 'tags={}' "$url" | tee "$work/pgbench.txt" >&2
-direct=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
+  echo "pgbench: -c$pool -j2 -T$duration -M prepared" >&2
+  "$pgbin/pgbench" -n -M prepared -c "$pool" -j 2 -T "$duration" -f scripts/bench/register.sql \
+    -D app_id="$app_id" -D environment=production -D alias_given=false \
+    -D tags_given=false -D 'tags={}' "$url" | tee "$work/pgbench.txt" >&2
+  direct=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
+fi
 
 echo "generating $rows rows…" >&2
 python3 - "$rows" "$work" <<'PY'
@@ -69,31 +74,50 @@ with open(os.path.join(work, "import.csv"), "w") as csv, open(os.path.join(work,
         nd.write(json.dumps({"platform": "ios", "token": os.urandom(32).hex(), "environment": "sandbox",
                              "alias": "user%d" % (i % 200000), "tags": ["group%d" % (i % 50)]}) + "\n")
 PY
+# CPU seconds (user + system) so far of the given processes: wall time moves with whatever
+# else runs on the machine, CPU time much less.
+postmaster=$(head -n 1 "$("$pgbin/psql" -tA "$url" -c "SHOW data_directory")/postmaster.pid")
+cpu_seconds() {
+  local ticks=0 pid
+  for pid in "$@"; do
+    [ -r "/proc/$pid/stat" ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
+  done
+  python3 -c "print('%.1f' % ($ticks / $(getconf CLK_TCK)))"
+}
+postgres_cpu() { cpu_seconds $(ps -o pid= --ppid "$postmaster"); }
 import_rate() {
-  local file=$1 type=$2 start end
+  local file=$1 type=$2 start end pg_before relay_before
+  pg_before=$(postgres_cpu)
+  relay_before=$(cpu_seconds "$relay_pid")
   start=$(date +%s.%N)
   curl -sf --max-time 600 -u "$APP_KEY:$APP_SECRET" -H "Content-Type: $type" --data-binary "@$file" \
     "http://127.0.0.1:$port/v3/devices/import" >"$work/import.json"
   end=$(date +%s.%N)
-  python3 - "$start" "$end" "$work/import.json" <<'PY'
+  python3 - "$start" "$end" "$work/import.json" "$pg_before" "$(postgres_cpu)" "$relay_before" "$(cpu_seconds "$relay_pid")" <<'PY'
 import json, sys
 start, end, reply = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
+pg, relay = float(sys.argv[5]) - float(sys.argv[4]), float(sys.argv[7]) - float(sys.argv[6])
 assert reply["rejected"] == 0, reply
-print("%d %.1f %d" % (reply["accepted"], end - start, reply["accepted"] / (end - start)))
+print("%d %.1f %d %.1f %.1f" % (reply["accepted"], end - start, reply["accepted"] / (end - start), pg, relay))
 PY
 }
-read -r csv_rows csv_seconds csv_rate < <(import_rate "$work/import.csv" text/csv)
-read -r nd_rows nd_seconds nd_rate < <(import_rate "$work/import.ndjson" application/x-ndjson)
+read -r csv_rows csv_seconds csv_rate csv_pg csv_relay < <(import_rate "$work/import.csv" text/csv)
+read -r nd_rows nd_seconds nd_rate nd_pg nd_relay < <(import_rate "$work/import.ndjson" application/x-ndjson)
+partitions=$(python3 -c "import os; print(max(1, min(os.cpu_count(), $pool - 1)))")
 devices=$("$pgbin/psql" -tA "$url" -c "SELECT count(*) FROM devices")
 
-ratio=$(python3 -c "print('%.2f' % ($api / $direct))")
-cat <<TABLE
-| measure | figure |
-| --- | --- |
+echo "| measure | figure |"
+echo "| --- | --- |"
+if [ -n "$api" ]; then
+  ratio=$(python3 -c "print('%.2f' % ($api / $direct))")
+  cat <<TABLE
 | registrations/s through the API (wrk, $connections connections, ${duration} s) | $api (p99 $api_p99, non-2xx: ${failed:-0}) |
 | the same upsert with pgbench ($pool connections, ${duration} s) | $direct |
 | API / pgbench | $ratio |
-| import, CSV | $csv_rows rows in $csv_seconds s = $csv_rate rows/s |
-| import, NDJSON | $nd_rows rows in $nd_seconds s = $nd_rate rows/s |
+TABLE
+fi
+cat <<TABLE
+| import, CSV ($partitions partitions) | $csv_rows rows in $csv_seconds s = $csv_rate rows/s (CPU s: PostgreSQL $csv_pg, relay $csv_relay) |
+| import, NDJSON ($partitions partitions) | $nd_rows rows in $nd_seconds s = $nd_rate rows/s (CPU s: PostgreSQL $nd_pg, relay $nd_relay) |
 | devices in the table afterwards | $devices |
 TABLE

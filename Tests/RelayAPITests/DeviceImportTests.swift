@@ -121,6 +121,235 @@ import Testing
         }
     }
 
+    /// The app's id, for calling the importer directly.
+    func appID(_ app: DeviceClient) async throws -> Int64 {
+        let id = try await app.relay.pool.query("SELECT id FROM apps WHERE app_key = $1", [app.key]).first?.int("id")
+        return Int64(try #require(id))
+    }
+
+    /// Every token appears three times, in the first, middle and last third of the file, with
+    /// bad lines in between; cut into three ranges and three partitions, the last line for
+    /// each token still wins and the counts and rejected line numbers are those of the file.
+    @Test func duplicatesSpreadOverTheFileWithSeveralPartitions() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            let tokens = (0..<200).map { _ in DeviceClient.randomToken() }
+            var lines = ["token,environment,alias,tags"]
+            for round in 0..<3 {
+                for (index, token) in tokens.enumerated() {
+                    lines.append("\(token),\(round == 2 ? "sandbox" : "production"),u\(index)r\(round),t\(round) t\(index % 7)")
+                }
+                lines.append("\(tokens[0].prefix(10)),sandbox,,")
+            }
+            let body = Array((lines.joined(separator: "\n") + "\n").utf8)
+            let importer = DeviceImporter(appID: try await appID(app), format: .csv, partitions: 3)
+            let summary = try await importer.run(body, pool: relay.pool, parsers: SlowWork(width: 2))
+            #expect(summary.accepted == 600 && summary.rejected == 3)
+            #expect(summary.created == 200 && summary.updated == 0)
+            #expect(summary.firstRejections.map(\.line) == [202, 403, 604])
+
+            let rows = try await relay.pool.query("""
+                SELECT d.token, d.alias, d.environment, (SELECT string_agg(tag, ' ' ORDER BY tag) FROM device_tags t
+                    WHERE t.app_id = d.app_id AND t.device_id = d.id) AS tags
+                FROM devices d JOIN apps a ON a.id = d.app_id WHERE a.app_key = $1
+                """, [app.key])
+            #expect(rows.count == 200)
+            let index = Dictionary(uniqueKeysWithValues: tokens.enumerated().map { ($1, $0) })
+            var wrong = 0
+            for row in rows {
+                let i = try #require(index[try row.string("token")])
+                let expectedTags = Set(["t2", "t\(i % 7)"]).sorted().joined(separator: " ")
+                if try row.string("alias") != "u\(i)r2" || row.string("environment") != "sandbox" || row.string("tags") != expectedTags {
+                    wrong += 1
+                }
+            }
+            #expect(wrong == 0, "every device holds the values of its token's last line")
+
+            // Again, reversed: the same tokens now update, and the first round's line is last.
+            let again = Array((lines.reversed().filter { !$0.hasPrefix("token,") }.joined(separator: "\n")).utf8)
+            let second = try await importer.run(again, pool: relay.pool, parsers: SlowWork(width: 2))
+            #expect(second.accepted == 600 && second.created == 0 && second.updated == 200)
+            #expect(second.firstRejections.map(\.line) == [1, 202, 403])
+            let aliases = try await relay.pool.query("""
+                SELECT count(*) FILTER (WHERE alias LIKE '%r0') AS first_round, count(*) AS n
+                FROM devices d JOIN apps a ON a.id = d.app_id WHERE a.app_key = $1
+                """, [app.key])
+            #expect(try aliases.first?.int("first_round") == 200 && aliases.first?.int("n") == 200)
+        }
+    }
+
+    /// A registration of one of the tokens commits while the import's partition is inserting
+    /// it: the import waits for it, leaves that device as registered, counts the line as
+    /// neither created nor updated, and stores everything else.
+    @Test func aRegistrationDuringTheImportKeepsItsDevice() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            let id = try await appID(app)
+            let tokens = (0..<60).map { _ in DeviceClient.randomToken() }
+            let contested = tokens[30]
+            let (inserted, signal) = AsyncStream<Void>.makeStream()
+            // A registration's transaction, held open until the import waits for it.
+            async let held: Bool = relay.pool.withConnection { connection in
+                try connection.query("BEGIN")
+                try connection.query("INSERT INTO devices (app_id, token, environment, alias) VALUES ($1, $2, 'sandbox', 'registered')",
+                                     [id, contested])
+                signal.yield()
+                signal.finish()
+                let deadline = ContinuousClock.now + .seconds(10)
+                var waited = false
+                while !waited, ContinuousClock.now < deadline {
+                    waited = try connection.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted")
+                        .first?.int("n") ?? 0 > 0
+                    if !waited { Thread.sleep(forTimeInterval: 0.005) }
+                }
+                try connection.query("COMMIT")
+                return waited
+            }
+            for await _ in inserted { break }
+            let body = Array(tokens.map { "\($0),production,imported,t\n" }.joined().utf8)
+            let summary = try await DeviceImporter(appID: id, format: .csv, partitions: 2)
+                .run(body, pool: relay.pool, parsers: SlowWork(width: 2))
+            #expect(try await held, "the import waited for the registration's transaction")
+            #expect(summary.accepted == 60 && summary.created == 59 && summary.updated == 0)
+            let rows = try await relay.pool.query("""
+                SELECT count(*) AS n, count(*) FILTER (WHERE alias = 'registered' AND token = $2) AS kept,
+                       (SELECT count(*) FROM device_tags WHERE app_id = $1) AS tags
+                FROM devices WHERE app_id = $1
+                """, [id, contested])
+            #expect(try rows.first?.int("n") == 60 && rows.first?.int("kept") == 1 && rows.first?.int("tags") == 59)
+        }
+    }
+
+    /// One partition fails (a trigger refuses one token at COMMIT): the import answers with an
+    /// error, and whatever it says was stored is exactly what the table holds.
+    @Test func aFailingPartitionIsAnErrorThatTellsWhatWasStored() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            let id = try await appID(app)
+            let tokens = (0..<100).map { _ in DeviceClient.randomToken() }
+            let poisoned = tokens[0]
+            let poisonedPartition = DeviceImportPartitioning.partition(ofToken: poisoned, count: 2)
+            #expect(tokens.contains { DeviceImportPartitioning.partition(ofToken: $0, count: 2) != poisonedPartition })
+            let trigger = """
+                CREATE FUNCTION refuse_token() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+                CREATE CONSTRAINT TRIGGER refuse_token AFTER INSERT ON devices DEFERRABLE INITIALLY DEFERRED
+                    FOR EACH ROW WHEN (NEW.app_id = \(id) AND NEW.token = '\(poisoned)') EXECUTE FUNCTION refuse_token();
+                """
+            try await relay.pool.withConnection { try $0.execute(trigger) }
+            let body = Array(tokens.map { "\($0),production,,a\n" }.joined().utf8)
+            let importer = DeviceImporter(appID: id, format: .csv, partitions: 2)
+            let failure = await #expect(throws: DeviceImportFailure.self) {
+                _ = try await importer.run(body, pool: relay.pool, parsers: SlowWork(width: 2))
+            }
+            let stored = try await relay.pool.query("""
+                SELECT count(*) AS n, count(*) FILTER (WHERE token = ANY ($2::text[])) AS from_failed
+                FROM devices WHERE app_id = $1
+                """, [id, PostgresArrayLiteral.text(tokens.filter { DeviceImportPartitioning.partition(ofToken: $0, count: 2) == poisonedPartition })])
+            let row = try #require(stored.first)
+            #expect(try row.int("from_failed") == 0, "nothing of the failed partition is stored")
+            if let failure {
+                #expect(try row.int("n") == failure.created, "the answer claims exactly the stored devices")
+                #expect((failure.partialStorage != nil) == (failure.created > 0))
+                #expect(failure.partialStorage?.contains("again is safe") ?? true)
+            }
+
+            // Through the route: an error status, never a 200 summary.
+            let reply = try await post(app, String(decoding: body, as: UTF8.self), contentType: "text/csv")
+            #expect(reply.status == 500 && reply.errorCode == 7000, "\(String(decoding: reply.body, as: UTF8.self))")
+            let after = try #require(try await relay.pool.query("SELECT count(*) AS n FROM devices WHERE app_id = $1", [id]).first)
+            if reply.errorMessage?.contains("stored only in part") != true {
+                #expect(try after.int("n") == row.int("n"), "an error that claims nothing stored nothing")
+            }
+        }
+    }
+
+    @Test func partitionsAreStableAndRangesCoverTheBody() {
+        #expect(DeviceImportPartitioning.partitionCount(cores: 2, poolSize: 8) == 2)
+        #expect(DeviceImportPartitioning.partitionCount(cores: 2, poolSize: 4) == 2)
+        #expect(DeviceImportPartitioning.partitionCount(cores: 8, poolSize: 4) == 3, "one pool thread stays free for API calls")
+        #expect(DeviceImportPartitioning.partitionCount(cores: 2, poolSize: 2) == 1)
+        #expect(DeviceImportPartitioning.partitionCount(cores: 4, poolSize: 1) == 1)
+        #expect(DeviceImportPartitioning.partitionCount(cores: 1, poolSize: 8) == 1)
+
+        let tokens = (0..<2000).map { _ in DeviceClient.randomToken() }
+        let counts = tokens.reduce(into: [0, 0, 0]) { $0[DeviceImportPartitioning.partition(ofToken: $1, count: 3)] += 1 }
+        #expect(counts.allSatisfy { (500...830).contains($0) }, "\(counts)")
+        #expect(tokens.allSatisfy { DeviceImportPartitioning.partition(ofToken: $0, count: 3) == DeviceImportPartitioning.partition(ofToken: $0, count: 3) })
+        // FNV-1a of "" and of "a", fixed so that a process restart cannot move a token.
+        #expect(DeviceImportPartitioning.partition(ofToken: "", count: 1000) == Int(UInt64(0xcbf2_9ce4_8422_2325) % 1000))
+        #expect(DeviceImportPartitioning.partition(ofToken: "a", count: 1000) == Int(UInt64(0xaf63_dc4c_8601_ec8c) % 1000))
+
+        for text in ["", "x", "no newline at all", "a\nb\nc\n", "\n\n\n\n", "long line\nb\n" + String(repeating: "z", count: 100)] {
+            let body = Array(text.utf8)
+            for count in 1...5 {
+                let ranges = DeviceImportPartitioning.ranges(of: body, count: count)
+                #expect(ranges.count <= count && ranges.allSatisfy { !$0.isEmpty })
+                #expect(ranges.first?.lowerBound ?? 0 == 0 && ranges.last?.upperBound ?? 0 == body.count, "\(text) \(count)")
+                #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound && body[$0.upperBound - 1] == 0x0A })
+            }
+        }
+    }
+
+    /// Parsing in ranges and partitions gives the summary of parsing the body whole, and puts
+    /// every line for a token in that token's partition.
+    @Test func rangesAndPartitionsParseLikeTheWholeBody() throws {
+        let tokens = (0..<50).map { _ in DeviceClient.randomToken() }
+        var lines: [String] = []
+        for index in 0..<400 {
+            lines.append(index % 9 == 4 ? "bad line \(index)" : index % 13 == 0 ? "" : "\(tokens[index % 50]),sandbox,a\(index),")
+        }
+        let body = Array(lines.joined(separator: "\r\n").utf8)
+        func summary(ranges: Int, partitions: Int) -> (DeviceImportSummary, [DeviceImportParse]) {
+            let parser = DeviceImportParser(format: .csv, partitions: partitions)
+            let parses = DeviceImportPartitioning.ranges(of: body, count: ranges).map { parser.parse(body, range: $0) }
+            var summary = DeviceImportSummary()
+            var lineCount = 0
+            for parse in parses {
+                summary.append(parse.summary, lineOffset: lineCount)
+                lineCount += parse.lines
+            }
+            #expect(lineCount == 400)
+            return (summary, parses)
+        }
+        let (whole, _) = summary(ranges: 1, partitions: 1)
+        let bad = (0..<400).filter { $0 % 9 == 4 }.count, blank = (0..<400).filter { $0 % 9 != 4 && $0 % 13 == 0 }.count
+        #expect(whole.rejected == bad && whole.accepted == 400 - bad - blank)
+        #expect(whole.firstRejections.first?.line == 5 && whole.firstRejections.count == DeviceImportSummary.rejectionsShown)
+        for (ranges, partitions) in [(3, 3), (4, 2), (7, 5)] {
+            let (split, parses) = summary(ranges: ranges, partitions: partitions)
+            #expect(split == whole, "\(ranges) ranges, \(partitions) partitions")
+            for partition in 0..<partitions {
+                let text = parses.flatMap { $0.chunks[partition].map { String(decoding: $0, as: UTF8.self) } }.joined()
+                let rows = text.split(separator: "\n")
+                #expect(rows.count == parses.reduce(0) { $0 + $1.rowsPerPartition[partition] })
+                #expect(rows.allSatisfy { DeviceImportPartitioning.partition(ofToken: String($0.split(separator: "\t")[1]), count: partitions) == partition })
+            }
+        }
+    }
+
+    @Test func outcomeCountsOnlyCommittedPartitions() throws {
+        var parsed = DeviceImportSummary()
+        parsed.accepted = 10
+        let all = DeviceImportOutcome.decide(parsed: parsed, results: [.committed(rows: 6, created: 4, updated: 1),
+                                                                       .committed(rows: 4, created: 1, updated: 3)])
+        let summary = try all.get()
+        #expect(summary.accepted == 10 && summary.created == 5 && summary.updated == 4)
+
+        struct Boom: Error {}
+        let partial = DeviceImportOutcome.decide(parsed: parsed, results: [.committed(rows: 6, created: 4, updated: 1),
+                                                                           .failed(rows: 3, error: Boom()), .rolledBack(rows: 1)])
+        guard case .failure(let failure) = partial else { Issue.record("a failed partition is a failure"); return }
+        #expect(failure.cause is Boom && failure.committed == 1 && failure.storedRows == 6 && failure.unstoredRows == 4)
+        #expect(failure.created == 4 && failure.updated == 1)
+        #expect(failure.partialStorage?.contains("2 of its 3 partitions") == true)
+        #expect(failure.partialStorage?.contains("4 devices created, 1 updated") == true)
+
+        let none = DeviceImportOutcome.decide(parsed: parsed, results: [.failed(rows: 6, error: Boom()), .rolledBack(rows: 4)])
+        guard case .failure(let nothing) = none else { Issue.record("a failed partition is a failure"); return }
+        #expect(nothing.partialStorage == nil && nothing.created == 0)
+    }
+
     @Test func copyRowsAndCSVFieldsAreEscapedAndSplit() {
         var row = CopyTextRow()
         row.field("a\tb\\c\nd")

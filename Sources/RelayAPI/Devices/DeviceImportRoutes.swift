@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 import RelayCore
 
@@ -8,15 +9,26 @@ struct DeviceImportRoutes: Sendable {
 
     func register(in router: inout Router) {
         let pool = context.dependencies.pool
+        let logger = context.logger
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let partitions = DeviceImportPartitioning.partitionCount(cores: cores, poolSize: pool.usage.size)
+        // Parsing has threads of its own: sharing the slow-hash threads would hold up logins.
+        let parsers = SlowWork(width: cores)
         router.add("POST", "/v3/devices/import", context.deviceHandler { request, _, app in
             guard let format = DeviceImportFormat(contentType: request.headers["content-type"]) else {
                 throw DeviceFamily.illegal("Content-Type must be application/x-ndjson (one POST /v3/devices body per line) or text/csv (\(DeviceImportFormat.csvHeader)), got \"\(request.headers["content-type"] ?? "")\"")
             }
             guard !request.body.isEmpty else { throw DeviceFamily.illegal("the import body is empty") }
-            let importer = DeviceImporter(appID: app.id, format: format)
-            let body = request.body
-            let summary = try await pool.withConnection { try importer.run(body, on: $0) }
-            return jsonResponse(200, summary.json)
+            let importer = DeviceImporter(appID: app.id, format: format, partitions: partitions)
+            do {
+                let summary = try await importer.run(request.body, pool: pool, parsers: parsers)
+                return jsonResponse(200, summary.json)
+            } catch let failure as DeviceImportFailure {
+                guard let partial = failure.partialStorage else { throw failure.cause }
+                var error = DeviceFamily.translate(failure.cause, logger: logger.with(["request_id": request.requestID]))
+                error.message += "; " + partial
+                throw error
+            }
         })
     }
 }

@@ -20,6 +20,18 @@ struct DeviceImportSummary: Sendable, Equatable {
         if firstRejections.count < Self.rejectionsShown { firstRejections.append(Rejection(line: line, reason: reason)) }
     }
 
+    /// Adds the summary of the next stretch of the body, whose lines were numbered from 1;
+    /// `lineOffset` is the number of lines before it. Rejections stay in file order.
+    mutating func append(_ next: DeviceImportSummary, lineOffset: Int) {
+        accepted += next.accepted
+        rejected += next.rejected
+        created += next.created
+        updated += next.updated
+        for rejection in next.firstRejections.prefix(Self.rejectionsShown - firstRejections.count) {
+            firstRejections.append(Rejection(line: rejection.line + lineOffset, reason: rejection.reason))
+        }
+    }
+
     var json: [String: Any] {
         ["accepted": accepted, "rejected": rejected, "created": created, "updated": updated,
          "rejected_lines": firstRejections.map { ["line": $0.line, "reason": $0.reason] as [String: Any] }]
