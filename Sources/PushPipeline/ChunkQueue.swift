@@ -36,18 +36,34 @@ struct ChunkQueue: Sendable {
 
     /// The lease of `lane`'s next chunk, without its RETURNING: $1 the owner, $2 the lease in
     /// seconds, $3 the lane, $4 (broadcast) the app served last. Targeted chunks go oldest
-    /// first; broadcast chunks round-robin over apps, then the oldest message first.
+    /// first. Broadcast chunks go round-robin over apps: the first ready chunk of an app after
+    /// `$4`, else from the first app, in (app, message, chunk) order; each is the first
+    /// unlocked entry of `push_chunks_ready_broadcast` (migration 0024), not a sort.
     static func leaseSQL(_ lane: Lane) -> String {
-        let order = lane == .targeted ? "p.available_at, p.id" : "(p.app_id <= $4::bigint), p.app_id, p.message_id, p.id"
-        return """
+        let ready = """
+            p.state = 'ready' AND p.lane = $3 AND p.available_at <= now()
+            AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
+            """
+        let set = """
             UPDATE push_chunks c SET state = 'leased', lease_owner = $1,
                    lease_expires_at = now() + make_interval(secs => $2), leases = c.leases + 1
-            FROM (SELECT p.id FROM push_chunks p
-                  WHERE p.state = 'ready' AND p.lane = $3 AND p.available_at <= now()
-                    AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
-                  ORDER BY \(order) LIMIT 1 FOR UPDATE SKIP LOCKED) pick
-            WHERE c.id = pick.id
             """
+        switch lane {
+        case .targeted:
+            return """
+                \(set)
+                FROM (SELECT p.id FROM push_chunks p WHERE \(ready)
+                      ORDER BY p.available_at, p.id LIMIT 1 FOR UPDATE SKIP LOCKED) pick
+                WHERE c.id = pick.id
+                """
+        case .broadcast:
+            let next = "ORDER BY p.app_id, p.message_id, p.id LIMIT 1 FOR UPDATE SKIP LOCKED"
+            return """
+                \(set)
+                WHERE c.id = coalesce((SELECT p.id FROM push_chunks p WHERE \(ready) AND p.app_id > $4::bigint \(next)),
+                                      (SELECT p.id FROM push_chunks p WHERE \(ready) \(next)))
+                """
+        }
     }
 
     /// Gives a chunk back, to be leased again after `delay` (retries, a paused app).
