@@ -45,7 +45,7 @@ import TestSupport
             WHERE CASE WHEN m.id % 3 = 0 THEN d.id % 1200 < 2 ELSE d.id % (m.id % 5 + 1) = 0 END
             """)
         let applied = try await Migrator.migrate(pool, logger: logger)
-        #expect(applied == [23])
+        #expect(applied.first == 23, "0023 and what follows it")
         let spans = try await pool.query("SELECT count(*) AS n, count(*) FILTER (WHERE lo = hi) AS single FROM delivery_spans").first!
         #expect(try spans.int("n") > 0 && spans.int("single") > 0, "runs split where ids lie far apart")
         #expect(try await pool.query("SELECT to_regclass('deliveries_device_sent') IS NULL AS gone").first!.bool("gone"))
