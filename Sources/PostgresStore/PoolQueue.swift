@@ -2,8 +2,9 @@
 public enum PostgresPriority: Sendable, Equatable {
     /// Requests someone waits for (API calls, targeted pushes): served first.
     case normal
-    /// Bulk work (broadcast fan-out): served after every waiting `.normal` call, and never on
-    /// every thread at once, so a normal call finds a thread without waiting for bulk work.
+    /// Bulk work (broadcast fan-out): served after every waiting `.normal` call, never on
+    /// every thread at once (a normal call finds a thread without waiting for bulk work), and
+    /// on at most `PostgresPoolConfiguration.maxBulk` threads.
     case bulk
 }
 
@@ -32,7 +33,8 @@ struct PoolQueue<Item> {
     }
 
     let capacity: Int
-    /// Workers that may run bulk items at once: all but one (one when there is one).
+    /// Workers that may run bulk items at once: at most `maxBulk`, and all but one (one when
+    /// there is one).
     let bulkLimit: Int
     private var normal = Fifo<Item>()
     private var bulk = Fifo<Item>()
@@ -40,10 +42,10 @@ struct PoolQueue<Item> {
     private(set) var isClosed = false
     private(set) var liveWorkers: Int
 
-    init(capacity: Int, workers: Int) {
-        precondition(capacity > 0 && workers > 0)
+    init(capacity: Int, workers: Int, maxBulk: Int = .max) {
+        precondition(capacity > 0 && workers > 0 && maxBulk > 0)
         self.capacity = capacity
-        bulkLimit = max(1, workers - 1)
+        bulkLimit = max(1, min(workers - 1, maxBulk))
         liveWorkers = workers
     }
 

@@ -19,8 +19,8 @@ final class PoolWork: @unchecked Sendable {
     private var nextID: UInt64 = 0
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
-    init(capacity: Int, workers: Int) {
-        state = PoolQueue(capacity: capacity, workers: workers)
+    init(capacity: Int, workers: Int, maxBulk: Int) {
+        state = PoolQueue(capacity: capacity, workers: workers, maxBulk: maxBulk)
     }
 
     /// Queues `item`; it fails with `.unavailable` when the queue is full or closed, or when no

@@ -19,7 +19,7 @@ public final class PostgresPool: Sendable {
     public init(configuration: PostgresPoolConfiguration, logger: Logger) {
         precondition(configuration.size >= 1, "a pool needs at least one thread")
         self.configuration = configuration
-        work = PoolWork(capacity: max(1, configuration.maxWaiting), workers: configuration.size)
+        work = PoolWork(capacity: max(1, configuration.maxWaiting), workers: configuration.size, maxBulk: max(1, configuration.maxBulk))
         let health = ConnectHealth()
         for index in 0..<configuration.size {
             let thread = Thread { [work] in

@@ -28,7 +28,8 @@ struct ChunkQueue: Sendable {
     /// app id after `afterApp` first, then around, and within an app the oldest message first.
     func lease(_ lane: Lane, afterApp: Int64) async throws -> LeasedChunk? {
         let rows = try await pool.preparedQuery("pushrelay_lease_\(lane.rawValue)", Self.leaseSQL(lane) + "\nRETURNING c.id, c.message_id, c.app_id, c.leases",
-                                                [owner, Double(leaseSeconds), lane.rawValue] + (lane == .broadcast ? [afterApp] : []))
+                                                [owner, Double(leaseSeconds), lane.rawValue] + (lane == .broadcast ? [afterApp] : []),
+                                                priority: lane == .broadcast ? .bulk : .normal)
         guard let row = rows.first else { return nil }
         return LeasedChunk(id: Int64(try row.int("id")), messageID: Int64(try row.int("message_id")),
                            appID: Int64(try row.int("app_id")), lane: lane, leases: try row.int("leases"))

@@ -98,6 +98,21 @@ struct PoolQueueTests {
         #expect(queue.runningBulk == 2)
     }
 
+    @Test("bulk items run on at most maxBulk workers, however many there are")
+    func bulkIsCappedByMaxBulk() {
+        var queue = PoolQueue<String>(capacity: 10, workers: 4, maxBulk: 2)
+        for id in 1...3 { _ = queue.submit(id: UInt64(id), "bulk \(id)", priority: .bulk) }
+        #expect(taken(queue.next()) == "bulk 1")
+        #expect(taken(queue.next()) == "bulk 2")
+        guard case .wait = queue.next() else { Issue.record("a third bulk item ran with maxBulk 2"); return }
+        _ = queue.submit(id: 8, "normal a", priority: .normal)
+        _ = queue.submit(id: 9, "normal b", priority: .normal)
+        #expect(taken(queue.next()) == "normal a")
+        #expect(taken(queue.next()) == "normal b", "two workers left for normal calls")
+        queue.finishedBulk()
+        #expect(taken(queue.next()) == "bulk 3")
+    }
+
     @Test("a one-worker pool still runs bulk items; closing drains both priorities")
     func singleWorkerAndClose() {
         var queue = PoolQueue<String>(capacity: 10, workers: 1)
