@@ -21,6 +21,7 @@ final class PoolWork: @unchecked Sendable {
 
     init(capacity: Int, workers: Int, maxBulk: Int) {
         state = PoolQueue(capacity: capacity, workers: workers, maxBulk: maxBulk)
+        bulkLimit = state.bulkLimit
     }
 
     /// Queues `item`; it fails with `.unavailable` when the queue is full or closed, or when no
@@ -49,6 +50,9 @@ final class PoolWork: @unchecked Sendable {
             item.fail(.unavailable("the database pool is closed"))
         }
     }
+
+    /// Threads that may run bulk calls at once (fixed at creation).
+    let bulkLimit: Int
 
     /// Calls waiting for a thread.
     var waitingCount: Int {

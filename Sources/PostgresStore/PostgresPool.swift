@@ -84,6 +84,10 @@ public final class PostgresPool: Sendable {
     /// Calls waiting for a thread right now (for tests and metrics).
     var waitingCount: Int { work.waitingCount }
 
+    /// Bulk calls the pool runs at once: `maxBulk`, and never every thread. Bulk work that
+    /// splits itself (a device import) makes this many parts.
+    public var bulkLimit: Int { work.bulkLimit }
+
     /// How the pool is used right now, for metrics.
     public var usage: PostgresPoolUsage {
         PostgresPoolUsage(size: configuration.size, busy: busy.value.load(ordering: .relaxed), waiting: work.waitingCount)

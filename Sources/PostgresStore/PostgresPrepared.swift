@@ -1,4 +1,5 @@
 import CSystem
+import RelayCore
 
 extension PostgresConnection {
     /// Runs a statement prepared once per connection under `name`: a hot statement is then
@@ -32,10 +33,7 @@ extension PostgresConnection {
         if let known = namesByText[sql] {
             name = known
         } else {
-            // FNV-1a, 64 bits: stable across processes, unlike `hashValue`.
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in sql.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            name = "pushrelay_q_" + String(hash, radix: 16)
+            name = "pushrelay_q_" + String(FNV1a.hash(sql.utf8), radix: 16)
             namesByText[sql] = name
         }
         return try preparedQuery(name, sql, params)

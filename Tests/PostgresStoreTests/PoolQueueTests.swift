@@ -98,6 +98,14 @@ struct PoolQueueTests {
         #expect(queue.runningBulk == 2)
     }
 
+    @Test("the bulk limit: one per core (maxBulk), never every worker, at least one")
+    func bulkLimitOfPoolsAndCores() {
+        // (workers, maxBulk as the core count) → bulk limit, hence a device import's partitions.
+        for (workers, cores, limit) in [(8, 2, 2), (4, 2, 2), (4, 8, 3), (2, 2, 1), (1, 4, 1), (8, 1, 1)] {
+            #expect(PoolQueue<String>(capacity: 1, workers: workers, maxBulk: cores).bulkLimit == limit, "\(workers) workers, \(cores) cores")
+        }
+    }
+
     @Test("bulk items run on at most maxBulk workers, however many there are")
     func bulkIsCappedByMaxBulk() {
         var queue = PoolQueue<String>(capacity: 10, workers: 4, maxBulk: 2)

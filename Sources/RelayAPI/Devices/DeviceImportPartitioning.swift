@@ -1,3 +1,5 @@
+import RelayCore
+
 /// How an import is cut up to use more than one core: the body into byte ranges that are
 /// parsed at once, the rows into partitions by token, each partition merged on a PostgreSQL
 /// connection of its own.
@@ -6,27 +8,11 @@
 /// "the last line for a token wins" is decided inside one partition, and no two partitions
 /// ever write the same device (or its tags).
 enum DeviceImportPartitioning {
-    /// Partitions (and parsing ranges) for an import.
-    ///
-    /// One per core, since the merge is CPU-bound inside PostgreSQL; never more than the pool
-    /// runs bulk work at once (all its threads but one, which stays free for API calls).
-    /// - Parameters:
-    ///   - cores: the cores of this machine.
-    ///   - poolSize: the threads (connections) of the PostgreSQL pool.
-    static func partitionCount(cores: Int, poolSize: Int) -> Int {
-        max(1, min(cores, poolSize - 1))
-    }
-
     /// The partition of a normalised token (lowercase hex): FNV-1a of its bytes, so the same
     /// token always goes to the same partition, on every machine and in every process.
     static func partition(ofToken hex: String, count: Int) -> Int {
         precondition(count >= 1)
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in hex.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return Int(hash % UInt64(count))
+        return Int(FNV1a.hash(hex.utf8) % UInt64(count))
     }
 
     /// Cuts `body` into at most `count` consecutive ranges of about equal size, each ending

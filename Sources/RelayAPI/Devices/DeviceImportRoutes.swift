@@ -10,10 +10,11 @@ struct DeviceImportRoutes: Sendable {
     func register(in router: inout Router) {
         let pool = context.dependencies.pool
         let logger = context.logger
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let partitions = DeviceImportPartitioning.partitionCount(cores: cores, poolSize: pool.usage.size)
+        // The merge is CPU-bound inside PostgreSQL: as many partitions as the pool runs bulk
+        // work at once (one per core, never its last thread, which stays for API calls).
+        let partitions = pool.bulkLimit
         // Parsing has threads of its own: sharing the slow-hash threads would hold up logins.
-        let parsers = SlowWork(width: cores)
+        let parsers = SlowWork(width: ProcessInfo.processInfo.activeProcessorCount)
         router.add("POST", "/v3/devices/import", context.deviceHandler { request, _, app in
             guard let format = DeviceImportFormat(contentType: request.headers["content-type"]) else {
                 throw DeviceFamily.illegal("Content-Type must be application/x-ndjson (one POST /v3/devices body per line) or text/csv (\(DeviceImportFormat.csvHeader)), got \"\(request.headers["content-type"] ?? "")\"")

@@ -13,7 +13,7 @@ import Synchronization
 struct DeviceImporter: Sendable {
     let appID: Int64
     let format: DeviceImportFormat
-    /// Parsing ranges and partitions (`DeviceImportPartitioning.partitionCount`).
+    /// Parsing ranges and partitions (the pool's `bulkLimit`).
     let partitions: Int
 
     /// - Parameters:
