@@ -31,28 +31,43 @@ struct LoadedChunk: Sendable {
     /// broken) and reads it, in one statement: a single-user push costs one round trip
     /// between its NOTIFY and its send. nil when nothing is ready.
     static func leaseTargeted(owner: String, leaseSeconds: Int, on connection: PostgresConnection) throws -> (LeasedChunk, LoadedChunk)? {
-        // One row for the chunk with its message and credential (`chunk_id` set), one per
-        // device (`chunk_id` NULL): the message body is not repeated on every device's row.
         let rows = try connection.preparedQuery("pushrelay_lease_targeted_loaded", """
             WITH leased AS (
                 \(ChunkQueue.leaseSQL(.targeted))
                 RETURNING c.id, c.message_id, c.app_id, c.leases, c.device_ids
             )
-            SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, \(contextColumns),
-                   NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge, NULL::text AS device_environment, NULL::boolean AS active
-            FROM leased l JOIN messages m ON m.id = l.message_id JOIN apps a ON a.id = l.app_id
-            LEFT JOIN apns_credentials k ON k.app_id = l.app_id
-            UNION ALL
-            SELECT NULL, NULL, NULL, NULL, \(contextColumns.split(separator: ",").map { _ in "NULL" }.joined(separator: ", ")),
-                   i.id, d.token, d.badge, d.environment, d.active
-            FROM leased l CROSS JOIN LATERAL unnest(l.device_ids) AS i(id)
-            LEFT JOIN devices d ON d.app_id = l.app_id AND d.id = i.id
-            WHERE l.leases = 1 OR NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = l.message_id AND x.device_id = i.id)
+            \(leasedRowsSQL(leased: "leased", messages: "messages"))
             """, [owner, Double(leaseSeconds), Lane.targeted.rawValue])
+        return try leased(from: Array(rows))
+    }
+
+    /// Rows that read what a targeted chunk leased by the same statement needs: one for the
+    /// chunk with its message and credential (`chunk_id` set), one per device (`chunk_id`
+    /// NULL), so the message body is not repeated on every device's row. `leased` names the
+    /// lease's rows (id, message_id, app_id, leases, device_ids); `messages` where the
+    /// message is read: the table, or the rows the same statement inserted it with.
+    static func leasedRowsSQL(leased: String, messages: String) -> String {
+        """
+        SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, \(contextColumns),
+               NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge, NULL::text AS device_environment, NULL::boolean AS active
+        FROM \(leased) l JOIN \(messages) m ON m.id = l.message_id JOIN apps a ON a.id = l.app_id
+        LEFT JOIN apns_credentials k ON k.app_id = l.app_id
+        UNION ALL
+        SELECT NULL, NULL, NULL, NULL, \(contextColumns.split(separator: ",").map { _ in "NULL" }.joined(separator: ", ")),
+               i.id, d.token, d.badge, d.environment, d.active
+        FROM \(leased) l CROSS JOIN LATERAL unnest(l.device_ids) AS i(id)
+        LEFT JOIN devices d ON d.app_id = l.app_id AND d.id = i.id
+        WHERE l.leases = 1 OR NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = l.message_id AND x.device_id = i.id)
+        """
+    }
+
+    /// The chunk read by `leasedRowsSQL`'s rows (other columns beside them are ignored); nil
+    /// when nothing was leased.
+    static func leased(from rows: [PostgresRow]) throws -> (LeasedChunk, LoadedChunk)? {
         guard let context = rows.first(where: { $0["chunk_id"] != nil }) else { return nil }
         let chunk = LeasedChunk(id: Int64(try context.int("chunk_id")), messageID: Int64(try context.int("message_id")),
                                 appID: Int64(try context.int("app_id")), lane: .targeted, leases: try context.int("leases"))
-        let devices = try classify(rows.filter { $0["chunk_id"] == nil }, environment: try context.string("environment"))
+        let devices = try classify(rows.filter { $0["chunk_id"] == nil && $0["id"] != nil }, environment: try context.string("environment"))
         return (chunk, try LoadedChunk(context: context, appID: chunk.appID, devices: devices))
     }
 

@@ -11,6 +11,10 @@ import Synchronization
 /// targeted (1011 otherwise), and for targeted pushes (alias, registration_id) every chunk
 /// of their small audience and the NOTIFY, so a worker woken by it sends at once. Broadcasts
 /// and tag pushes are left `resolving`, for workers to cut into chunks.
+///
+/// On a node that also sends (`worker`), a targeted push of one chunk skips the NOTIFY: the
+/// accepting statement leases the chunk to that worker and reads what it needs, and the
+/// worker sends it as soon as the statement returns.
 public final class MessageStore: Sendable {
     private let pool: PostgresPool
     private let generator = Mutex(MessageIDGenerator())
@@ -18,11 +22,14 @@ public final class MessageStore: Sendable {
     /// Largest audience a targeted push resolves inside the accepting statement; the rest
     /// (aliases shared by very many devices) is left to the workers.
     private let inlineLimit: Int
+    /// The worker of this process, if it runs one.
+    private let worker: PushWorker?
 
-    public init(pool: PostgresPool, chunkSize: Int = 500, inlineLimit: Int = 20_000) {
+    public init(pool: PostgresPool, chunkSize: Int = 500, inlineLimit: Int = 20_000, worker: PushWorker? = nil) {
         self.pool = pool
         chunkMaker = ChunkMaker(chunkSize: chunkSize)
         self.inlineLimit = inlineLimit
+        self.worker = worker
     }
 
     /// A fresh msg_id (also the placeholder `/v3/push/validate` answers with).
@@ -48,7 +55,12 @@ public final class MessageStore: Sendable {
     ///   `PostgresError` when the database fails.
     public func accept(appID: Int64, request: PushRequest, body: [UInt8]) async throws -> Accepted {
         let bodyText = String(decoding: body, as: UTF8.self)
-        return try await pool.withConnection { [self] connection in
+        let handoff = request.platform.includesIOS && request.audience.isTargeted ? worker?.reserveHandoff() : nil
+        var handed: (chunk: LeasedChunk, loaded: LoadedChunk)?
+        // The reserved slot gets the chunk, or is given back (nothing leased, or a failure).
+        defer { if handoff != nil { worker?.take(handed) } }
+        let accepted: Accepted
+        (accepted, handed) = try await pool.withConnection { [self] connection in
             // A msg_id drawn twice across processes (1 in 1024 nodes, same millisecond and
             // sequence) hits the primary key: draw again.
             var attempt = 0
@@ -56,12 +68,13 @@ public final class MessageStore: Sendable {
                 attempt += 1
                 let id = nextMessageID()
                 do {
-                    return try accept(id: id, appID: appID, request: request, body: bodyText, on: connection)
+                    return try accept(id: id, appID: appID, request: request, body: bodyText, handoff: handoff, on: connection)
                 } catch PostgresError.server(let state, let message) where state == "23505" && message.contains("messages_pkey") && attempt < 5 {
                     continue
                 }
             }
         }
+        return accepted
     }
 
     /// Persists a validated push on `connection`, inside the caller's transaction: the
@@ -70,11 +83,15 @@ public final class MessageStore: Sendable {
     /// - Throws: like `accept(appID:request:body:)`, and a `PostgresError` 23505 on
     ///   `messages_pkey` when the msg_id drawn was taken (roll back to a savepoint, call again).
     public func accept(appID: Int64, request: PushRequest, body: [UInt8], on connection: PostgresConnection) throws -> Accepted {
-        try accept(id: nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self), on: connection)
+        try accept(id: nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self),
+                   handoff: nil, on: connection).accepted
     }
 
-    private func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, on connection: PostgresConnection) throws -> Accepted {
-        if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return first }
+    /// - Parameter handoff: a local worker's reserved slot, to lease a single-chunk targeted
+    ///   push's chunk to (returned with what it needs to be sent).
+    private func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, handoff: PushWorker.Handoff?,
+                        on connection: PostgresConnection) throws -> (accepted: Accepted, handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
+        if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
         let now = Int(Date().timeIntervalSince1970)
         let environment = request.options.apnsProduction ? "production" : "sandbox"
         let lane = request.audience.isTargeted ? "targeted" : "broadcast"
@@ -104,7 +121,7 @@ public final class MessageStore: Sendable {
                     ON CONFLICT (app_id, cid) DO NOTHING
                     RETURNING id
                 )
-                SELECT 1 AS devices, (SELECT id FROM message) AS id
+                SELECT 1 AS devices, (SELECT id FROM message) AS accepted_id
                 """
         } else if !request.audience.isTargeted {
             // Workers cut a broadcast into chunks; here only whether anyone is in it.
@@ -119,14 +136,44 @@ public final class MessageStore: Sendable {
                 ), notified AS (
                     SELECT pg_notify(\(bind(PushChannel.name)), '') FROM message
                 )
-                SELECT (SELECT devices FROM audience) AS devices, (SELECT id FROM message) AS id, (SELECT count(*) FROM notified) AS notified
+                SELECT (SELECT devices FROM audience) AS devices, (SELECT id FROM message) AS accepted_id, (SELECT count(*) FROM notified) AS notified
                 """
         } else {
             // A push naming devices is cut into chunks now (at most `inlineLimit` devices; the
             // resolvers take the rest); none made means nobody matched. A worker is woken to
-            // lease them ("chunks"), or the resolvers to go on ("").
+            // lease them ("chunks"), or the resolvers to go on (""). With a `handoff`, a push of
+            // one chunk (of an app whose credential is not broken, as a lease requires) is
+            // leased to the local worker instead, and read for it: no NOTIFY.
             let slice = chunkMaker.sliceCTEs(audience.condition, after: 0, limit: inlineLimit, bind: bind)
             let limit = bind(inlineLimit)
+            let app = bind(appID)
+            let handoffCTEs = handoff.map { handoff in """
+                handed AS (
+                    SELECT m.id FROM message m
+                    WHERE m.state = 'sending' AND (SELECT count(*) FROM groups) = 1
+                      AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app)::bigint AND k.broken_at IS NOT NULL)
+                ),
+                """ + """
+                made AS (
+                    INSERT INTO push_chunks (message_id, app_id, lane, device_ids, state, lease_owner, lease_expires_at, leases)
+                    SELECT m.id, \(app)::bigint, \(bind(lane))::text, g.ids, CASE WHEN h.id IS NULL THEN 'ready' ELSE 'leased' END,
+                           CASE WHEN h.id IS NOT NULL THEN \(bind(handoff.owner))::text END,
+                           CASE WHEN h.id IS NOT NULL THEN now() + make_interval(secs => \(bind(Double(handoff.leaseSeconds)))::float8) END,
+                           CASE WHEN h.id IS NULL THEN 0 ELSE 1 END
+                    FROM message m CROSS JOIN groups g LEFT JOIN handed h ON true
+                    RETURNING id, message_id, app_id, leases, device_ids, state
+                ), leased AS (
+                    SELECT id, message_id, app_id, leases, device_ids FROM made WHERE state = 'leased'
+                ),
+                """
+            }
+            let made = handoffCTEs ?? """
+                made AS (
+                    INSERT INTO push_chunks (message_id, app_id, lane, device_ids)
+                    SELECT m.id, \(app)::bigint, \(bind(lane))::text, g.ids FROM message m, groups g
+                ),
+                """
+            let summary = "(SELECT devices FROM summary) AS devices, (SELECT id FROM message) AS accepted_id, (SELECT count(*) FROM notified) AS notified"
             sql = """
                 WITH \(slice), groups AS (
                     SELECT array_agg(id ORDER BY id) AS ids FROM numbered GROUP BY grp
@@ -138,21 +185,24 @@ public final class MessageStore: Sendable {
                            s.devices, s.last, (SELECT count(*) FROM groups)
                     FROM summary s WHERE s.devices > 0
                     ON CONFLICT (app_id, cid) DO NOTHING
-                    RETURNING id, state
-                ), made AS (
-                    INSERT INTO push_chunks (message_id, app_id, lane, device_ids)
-                    SELECT m.id, \(bind(appID))::bigint, \(bind(lane))::text, g.ids FROM message m, groups g
-                ), notified AS (
+                    RETURNING id, state\(handoff == nil ? "" : ", body, environment, accepted_at, expires_at")
+                ), \(made) notified AS (
                     SELECT pg_notify(\(bind(PushChannel.name)), CASE WHEN m.state = 'sending' THEN \(bind(PushChannel.chunksReady))::text ELSE '' END)
-                    FROM message m
+                    FROM message m\(handoff == nil ? "" : " WHERE NOT EXISTS (SELECT 1 FROM handed)")
                 )
-                SELECT (SELECT devices FROM summary) AS devices, (SELECT id FROM message) AS id, (SELECT count(*) FROM notified) AS notified
+                \(handoff == nil ? "SELECT \(summary)" : """
+                    SELECT s.*, r.* FROM (SELECT \(summary)) s
+                    LEFT JOIN (\(LoadedChunk.leasedRowsSQL(leased: "leased", messages: "message"))) r ON true
+                    """)
                 """
         }
-        let row = try connection.preparedQuery(byText: sql, parameters).first
-        if row?["id"] != nil { return Accepted(msgID: id, sendno: request.options.sendno, isNew: true) }
+        let rows = Array(try connection.preparedQuery(byText: sql, parameters))
+        let row = rows.first
+        if row?["accepted_id"] != nil {
+            return (Accepted(msgID: id, sendno: request.options.sendno, isNew: true), handoff == nil ? nil : try LoadedChunk.leased(from: rows))
+        }
         // Not inserted: the same cid committed meanwhile (its answer is ours), or nobody matched.
-        if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return first }
+        if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
         guard try row?.int("devices") == 0 else {
             throw PostgresError.protocolViolation("message insert conflicted without a cid")
         }

@@ -78,8 +78,8 @@ public final class PushWorker: Sendable {
             group.addTask { await self.leaseLoop(.broadcast, wake: self.broadcastWake) }
             group.addTask { await self.resolveLoop() }
         }
-        let tasks = running.withLock { Array($0.values) }
-        for task in tasks { await task.value }
+        // A push accepted while the loops stopped may still hand a chunk over: wait until none is left.
+        while let task = running.withLock({ $0.values.first }) { await task.value }
         await listener.stop()
         await senders.shutdown()
         metrics.removeCollector(collectorKey)
@@ -165,20 +165,55 @@ public final class PushWorker: Sendable {
                 return
             }
             if lane == .broadcast { scheduler.withLock { $0.servedBroadcast(appID: chunk.appID) } }
-            let sender = chunkSender
-            // Registered under the lock the task's own removal takes, so it cannot finish first.
-            // Targeted chunks (and their leasing loop) run at a higher priority than broadcast
-            // chunks: their continuations do not queue behind a broadcast's CPU work.
-            running.withLock { tasks in
-                tasks[chunk.id] = Task(priority: lane == .targeted ? .high : .low) { [self] in
-                    await sender.run(chunk, loaded: loaded)
-                    scheduler.withLock { $0.finished(lane) }
-                    _ = running.withLock { $0.removeValue(forKey: chunk.id) }
-                    // A free slot: either lane may use it.
-                    targetedWake.signal()
-                    broadcastWake.signal()
-                }
+            start(chunk, loaded: loaded)
+        }
+    }
+
+    /// Sends a chunk leased in a slot of its lane, and gives the slot back when it is done.
+    private func start(_ chunk: LeasedChunk, loaded: LoadedChunk?) {
+        let sender = chunkSender
+        let lane = chunk.lane
+        // Registered under the lock the task's own removal takes, so it cannot finish first.
+        // Targeted chunks (and their leasing loop) run at a higher priority than broadcast
+        // chunks: their continuations do not queue behind a broadcast's CPU work.
+        running.withLock { tasks in
+            tasks[chunk.id] = Task(priority: lane == .targeted ? .high : .low) { [self] in
+                await sender.run(chunk, loaded: loaded)
+                scheduler.withLock { $0.finished(lane) }
+                _ = running.withLock { $0.removeValue(forKey: chunk.id) }
+                // A free slot: either lane may use it.
+                targetedWake.signal()
+                broadcastWake.signal()
             }
         }
+    }
+
+    // MARK: Hand-off from the API in the same process
+
+    /// The lease a push's accepting statement may give this worker (`MessageStore`): a
+    /// targeted slot is taken first, so the chunk starts the moment the push is stored, with
+    /// no NOTIFY, wake-up and lease between. nil when every slot is busy or the worker stops.
+    func reserveHandoff() -> Handoff? {
+        guard !isStopping, scheduler.withLock({ $0.reserve(.targeted) }) else { return nil }
+        return Handoff(owner: queue.owner, leaseSeconds: queue.leaseSeconds)
+    }
+
+    /// The reserved slot's chunk, leased to this worker and read by the accepting statement:
+    /// sent now. `nil` (nothing was leased: nobody matched, a shared cid, a broken credential)
+    /// gives the slot back.
+    func take(_ handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
+        guard let handed else {
+            scheduler.withLock { $0.finished(.targeted) }
+            targetedWake.signal()
+            broadcastWake.signal()
+            return
+        }
+        start(handed.chunk, loaded: handed.loaded)
+    }
+
+    /// What the accepting statement leases a chunk to.
+    struct Handoff: Sendable {
+        var owner: String
+        var leaseSeconds: Int
     }
 }

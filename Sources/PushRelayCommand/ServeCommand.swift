@@ -79,12 +79,17 @@ enum ServeCommand {
             let applied = try await environment.migrate()
             if !applied.isEmpty { logger.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
             let secretBox = try environment.secretBox()
+            if role.runsWorker {
+                worker = PushWorker(pool: environment.pool, connectionString: environment.connectionString,
+                                    secretBox: secretBox, configuration: pipeline, logger: logger)
+            }
             if role.runsAPI {
                 var dependencies = RelayAPIDependencies(
                     pool: environment.pool, secretBox: secretBox, adminToken: try environment.adminToken(),
                     logger: logger, authCacheTTL: .seconds(environment.configuration.authCacheSeconds))
                 dependencies.chunkSize = pipeline.chunkSize
                 dependencies.timeZone = environment.configuration.timeZone
+                dependencies.worker = worker
                 dependencies.rateLimits = RateLimitSettings(
                     defaultPerMinute: environment.configuration.rateLimitPerMinute,
                     authFailuresPerMinute: environment.configuration.authFailuresPerMinute)
@@ -103,10 +108,6 @@ enum ServeCommand {
                 let api = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
                 _ = try api.start()
                 server = api
-            }
-            if role.runsWorker {
-                worker = PushWorker(pool: environment.pool, connectionString: environment.connectionString,
-                                    secretBox: secretBox, configuration: pipeline, logger: logger)
             }
             if role.runsScheduler {
                 var configuration = Scheduler.Configuration()

@@ -26,6 +26,9 @@ public struct RelayAPIDependencies: Sendable {
     public var rateLimits = RateLimitSettings()
     /// The API listener speaks HTTPS itself: dashboard cookies are marked `Secure`.
     public var servesTLS = false
+    /// The worker of this process (role `all`): a targeted push of one chunk is leased to it
+    /// as it is accepted, skipping the NOTIFY and the lease (`MessageStore`).
+    public var worker: PushWorker?
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -79,7 +82,7 @@ struct RouteContext: Sendable {
         credentials = CredentialRepository(pool: dependencies.pool, box: dependencies.secretBox)
         admin = AdminAuthorizer(token: dependencies.adminToken)
         slowWork = SlowWork()
-        messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize)
+        messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize, worker: dependencies.worker)
         rateLimiter = RateLimiter(settings: dependencies.rateLimits, clock: dependencies.clock)
         appAuthenticator = AppAuthenticator(pool: dependencies.pool, slowWork: slowWork, cacheTTL: dependencies.authCacheTTL)
     }

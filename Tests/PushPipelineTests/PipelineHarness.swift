@@ -33,9 +33,12 @@ final class PipelineHarness: Sendable {
     let keyPEM: String
     let databaseURL: String
     let pipeline: PipelineConfiguration
+    /// What the API sealed the apps' credentials with: a worker a test starts needs it.
+    let secretBox: SecretBox
 
     private init(simulator: APNSSimulator, pool: PostgresPool, server: HTTPServer, port: Int, worker: PushWorker?,
-                 workerTask: Task<Void, Never>?, directory: URL, keyPEM: String, databaseURL: String, pipeline: PipelineConfiguration) {
+                 workerTask: Task<Void, Never>?, directory: URL, keyPEM: String, databaseURL: String, pipeline: PipelineConfiguration,
+                 secretBox: SecretBox) {
         self.simulator = simulator
         self.pool = pool
         self.server = server
@@ -46,6 +49,7 @@ final class PipelineHarness: Sendable {
         self.keyPEM = keyPEM
         self.databaseURL = databaseURL
         self.pipeline = pipeline
+        self.secretBox = secretBox
     }
 
     /// A P-256 key in PEM (what Apple's .p8 files hold).
@@ -98,23 +102,20 @@ final class PipelineHarness: Sendable {
         pipeline.pollInterval = .milliseconds(500)
         tune(&pipeline)
 
+        // As `serve` with every role: the API hands targeted chunks to the worker beside it.
+        let worker = startWorker ? PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: logger) : nil
         var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken, logger: logger)
         dependencies.chunkSize = pipeline.chunkSize
+        dependencies.worker = worker
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.port = 0
         serverConfiguration.threads = 2
         let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
         let port = try server.start()
-
-        var worker: PushWorker?
-        var workerTask: Task<Void, Never>?
-        if startWorker {
-            let made = PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: logger)
-            worker = made
-            workerTask = Task { await made.run() }
-        }
+        let workerTask = worker.map { worker in Task { await worker.run() } }
         return PipelineHarness(simulator: simulator, pool: pool, server: server, port: port, worker: worker, workerTask: workerTask,
-                               directory: directory, keyPEM: keyPEM, databaseURL: url, pipeline: pipeline)
+                               directory: directory, keyPEM: keyPEM, databaseURL: url, pipeline: pipeline,
+                               secretBox: box)
     }
 
     /// Runs `body` against a fresh relay and simulator, and always stops them afterwards.
@@ -135,9 +136,10 @@ final class PipelineHarness: Sendable {
     }
 
     func stop() async {
+        // The API first, as `serve` does: no push hands a chunk to a stopped worker.
+        await server.shutdown()
         worker?.stop()
         await workerTask?.value
-        await server.shutdown()
         await pool.close()
         await simulator.shutdown()
         try? FileManager.default.removeItem(at: directory)
