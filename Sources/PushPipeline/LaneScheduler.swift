@@ -5,41 +5,40 @@ public enum Lane: String, Sendable, Hashable {
     case broadcast
 }
 
-/// The chunk slots of a worker, shared by its two leasing loops (one per lane).
+/// The chunk slots of a worker, a set per lane, shared by its two leasing loops.
 ///
-/// - `slots` chunks are worked on at once; when all are busy nothing is leased, so a slow
-///   APNs slows leasing instead of growing memory.
-/// - `reservedForTargeted` of them only ever take targeted chunks: a single-user push finds a
-///   free slot even while a broadcast fills every other one.
+/// - `broadcastSlots` broadcast chunks are worked on at once; when all are busy none is
+///   leased, so a slow APNs slows leasing instead of growing memory.
+/// - `targetedSlots` targeted chunks at once, apart from those: a single-user push finds a
+///   free slot however many broadcasts run, and single-user pushes, each a short round trip
+///   to APNs and the database, are not held to the few slots big chunks need.
 /// - The broadcast lane is served round-robin over apps (`lastBroadcastApp`): each lease
 ///   prefers the next app id after the one served last, so one app's huge broadcast does
 ///   not starve another app's.
 public struct LaneScheduler: Sendable, Equatable {
-    public let slots: Int
-    public let reservedForTargeted: Int
+    public let broadcastSlots: Int
+    public let targetedSlots: Int
     public private(set) var targetedRunning = 0
     public private(set) var broadcastRunning = 0
     /// The app whose broadcast chunk was leased last.
     public private(set) var lastBroadcastApp: Int64 = 0
 
-    public init(slots: Int, reservedForTargeted: Int) {
-        precondition(slots >= 1 && reservedForTargeted >= 0, "a worker needs at least one slot")
-        self.slots = slots
-        // At least one slot stays open to broadcasts.
-        self.reservedForTargeted = min(reservedForTargeted, slots - 1)
+    public init(broadcastSlots: Int, targetedSlots: Int) {
+        precondition(broadcastSlots >= 1 && targetedSlots >= 1, "a worker needs a slot in each lane")
+        self.broadcastSlots = broadcastSlots
+        self.targetedSlots = targetedSlots
     }
 
     public var running: Int { targetedRunning + broadcastRunning }
 
-    /// Takes a slot for a lease from `lane`, when it has room: any free slot for a targeted
-    /// chunk, only the unreserved ones for a broadcast chunk. Each lane's loop takes its slot
-    /// before leasing, so the two loops together never exceed `slots`.
+    /// Takes a slot of `lane` for a lease, when one is free.
     public mutating func reserve(_ lane: Lane) -> Bool {
-        guard running < slots else { return false }
         switch lane {
-        case .targeted: targetedRunning += 1
+        case .targeted:
+            guard targetedRunning < targetedSlots else { return false }
+            targetedRunning += 1
         case .broadcast:
-            guard broadcastRunning < slots - reservedForTargeted else { return false }
+            guard broadcastRunning < broadcastSlots else { return false }
             broadcastRunning += 1
         }
         return true

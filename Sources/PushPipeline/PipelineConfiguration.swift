@@ -8,7 +8,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var productionURL = URL(string: "https://api.push.apple.com")!
     public var sandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
     public var caFile: String?
-    /// Chunks one worker sends at once, and how many of them only take targeted pushes.
+    /// Broadcast (and tag) chunks one worker sends at once, and targeted chunks beside them.
     public var slots: Int
     public var targetedSlots: Int
     /// Devices per chunk: also the most a crash can send twice per slot.
@@ -24,11 +24,12 @@ public struct PipelineConfiguration: Sendable, Equatable {
     /// How often a worker looks for work without a NOTIFY (the fallback).
     public var pollInterval: Duration = .seconds(2)
 
-    /// The defaults for a machine with `cores` cores: 4 slots a core (at least 8), a quarter
-    /// of them (at least 2) for targeted pushes, a connection per two cores (2 to 8).
+    /// The defaults for a machine with `cores` cores: 4 broadcast slots a core (at least 8),
+    /// four times as many targeted ones (a targeted chunk is mostly one device, and its time
+    /// is the round trips, not the CPU), a connection per two cores (2 to 8).
     public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount) {
         slots = max(8, 4 * cores)
-        targetedSlots = max(2, slots / 4)
+        targetedSlots = 4 * slots
         apnsConnections = min(8, max(2, cores / 2))
     }
 
@@ -38,8 +39,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
 
     /// The variables, for `pushrelay help` and the README.
     public static let variables: [(name: String, meaning: String)] = [
-        ("PUSHRELAY_WORKER_SLOTS", "chunks a worker sends at once (default 4 per core, at least 8)"),
-        ("PUSHRELAY_WORKER_TARGETED_SLOTS", "of those, slots kept for targeted pushes (default a quarter, at least 2)"),
+        ("PUSHRELAY_WORKER_SLOTS", "broadcast and tag chunks a worker sends at once (default 4 per core, at least 8)"),
+        ("PUSHRELAY_WORKER_TARGETED_SLOTS", "alias and registration_id chunks it sends at once beside them (default 4 times the slots)"),
         ("PUSHRELAY_CHUNK_SIZE", "devices per chunk (default 500)"),
         ("PUSHRELAY_CHUNK_LEASE_SECONDS", "a chunk whose worker died is leased again after this (default 30)"),
         ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 1 per 2 cores, 2 to 8)"),
@@ -66,13 +67,11 @@ public struct PipelineConfiguration: Sendable, Equatable {
             }
             return number
         }
-        if let slots = try number("PUSHRELAY_WORKER_SLOTS", in: 1...256) { configuration.slots = slots }
-        if let slots = try number("PUSHRELAY_WORKER_TARGETED_SLOTS", in: 0...255) {
-            configuration.targetedSlots = slots
-        } else {
-            // Fewer slots than the default: the targeted share shrinks with them.
-            configuration.targetedSlots = min(configuration.targetedSlots, max(1, configuration.slots / 2))
+        if let slots = try number("PUSHRELAY_WORKER_SLOTS", in: 1...256) {
+            configuration.slots = slots
+            configuration.targetedSlots = 4 * slots
         }
+        if let slots = try number("PUSHRELAY_WORKER_TARGETED_SLOTS", in: 1...1024) { configuration.targetedSlots = slots }
         if let size = try number("PUSHRELAY_CHUNK_SIZE", in: 1...10_000) { configuration.chunkSize = size }
         if let seconds = try number("PUSHRELAY_CHUNK_LEASE_SECONDS", in: 1...3600) { configuration.leaseSeconds = seconds }
         if let count = try number("PUSHRELAY_APNS_CONNECTIONS", in: 1...64) { configuration.apnsConnections = count }

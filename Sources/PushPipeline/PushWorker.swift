@@ -52,7 +52,7 @@ public final class PushWorker: Sendable {
         chunkSender = ChunkSender(
             pool: pool, queue: queue, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
             backoff: Backoff(), roundsPerLease: 4, logger: logger, metrics: metrics)
-        scheduler = Mutex(LaneScheduler(slots: configuration.slots, reservedForTargeted: configuration.targetedSlots))
+        scheduler = Mutex(LaneScheduler(broadcastSlots: configuration.slots, targetedSlots: configuration.targetedSlots))
         let (targetedWake, broadcastWake, resolveWake) = (targetedWake, broadcastWake, resolveWake)
         listener = NotificationListener(connectionString: connectionString, logger: logger) { payloads in
             targetedWake.signal()
@@ -70,7 +70,7 @@ public final class PushWorker: Sendable {
         listener.start()
         let senders = senders
         metrics.setCollector(collectorKey) { APNSClientMetrics.families(senders.statistics) }
-        logger.info("worker started", ["slots": String(configuration.slots), "chunk_size": String(configuration.chunkSize)])
+        logger.info("worker started", ["slots": String(configuration.slots), "targeted_slots": String(configuration.targetedSlots), "chunk_size": String(configuration.chunkSize)])
         await withTaskGroup(of: Void.self) { group in
             // The targeted lane has a loop of its own: a NOTIFY for a single-user push is
             // never answered after a broadcast lease that waits for a pool connection.
@@ -181,9 +181,8 @@ public final class PushWorker: Sendable {
                 await sender.run(chunk, loaded: loaded)
                 scheduler.withLock { $0.finished(lane) }
                 _ = running.withLock { $0.removeValue(forKey: chunk.id) }
-                // A free slot: either lane may use it.
-                targetedWake.signal()
-                broadcastWake.signal()
+                // A free slot of its lane.
+                (lane == .targeted ? targetedWake : broadcastWake).signal()
             }
         }
     }
@@ -205,7 +204,6 @@ public final class PushWorker: Sendable {
         guard let handed else {
             scheduler.withLock { $0.finished(.targeted) }
             targetedWake.signal()
-            broadcastWake.signal()
             return
         }
         start(handed.chunk, loaded: handed.loaded)

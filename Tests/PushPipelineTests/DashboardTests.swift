@@ -64,7 +64,7 @@ import Testing
     func chromiumLogsInAndFollowsAMessage() async throws {
         try await PipelineHarness.with(simulate: { $0.latencyMilliseconds = 700 }, tune: {
             $0.slots = 1
-            $0.targetedSlots = 0
+            $0.targetedSlots = 1
             $0.chunkSize = 10
         }) { relay in
             let app = try await relay.createApp("Trading app")

@@ -17,33 +17,25 @@ import RelayCore
         #expect(backoff.delay(retry: 3, jitter: 0.5) == .milliseconds(300))
     }
 
-    @Test func targetedChunksKeepSlotsOfTheirOwn() {
-        var scheduler = LaneScheduler(slots: 4, reservedForTargeted: 1)
+    @Test func eachLaneHasSlotsOfItsOwn() {
+        var scheduler = LaneScheduler(broadcastSlots: 3, targetedSlots: 2)
         for app in [7, 8, 9] as [Int64] {
             #expect(reserve(&scheduler, .broadcast))
             scheduler.servedBroadcast(appID: app)
         }
-        // Three broadcasts run: the last slot waits for a targeted chunk.
+        // Three broadcasts run: no fourth, and the targeted slots are still free.
         #expect(!reserve(&scheduler, .broadcast))
         #expect(scheduler.lastBroadcastApp == 9)
         #expect(reserve(&scheduler, .targeted))
-        #expect(!reserve(&scheduler, .targeted), "every slot busy: no lease")
-        #expect(!reserve(&scheduler, .broadcast))
+        #expect(reserve(&scheduler, .targeted))
+        #expect(!reserve(&scheduler, .targeted), "both targeted slots busy: no lease")
+        // A lane's free slot is its own: a finished broadcast makes no room for a targeted chunk.
         scheduler.finished(.broadcast)
-        #expect(reserve(&scheduler, .broadcast))
-        #expect(scheduler.running == 4)
-        // Targeted chunks may take every slot, broadcast ones are busy.
-        scheduler.finished(.broadcast)
-        scheduler.finished(.broadcast)
-        for _ in 0..<2 { #expect(reserve(&scheduler, .targeted)) }
-        #expect(scheduler.targetedRunning == 3 && scheduler.broadcastRunning == 1)
-    }
-
-    @Test func aSingleSlotStillServesBroadcasts() {
-        var scheduler = LaneScheduler(slots: 1, reservedForTargeted: 1)
-        #expect(scheduler.reservedForTargeted == 0)
-        #expect(reserve(&scheduler, .broadcast))
         #expect(!reserve(&scheduler, .targeted))
+        #expect(reserve(&scheduler, .broadcast))
+        scheduler.finished(.targeted)
+        #expect(reserve(&scheduler, .targeted))
+        #expect(scheduler.running == 5 && scheduler.targetedRunning == 2 && scheduler.broadcastRunning == 3)
     }
 
     /// `reserve` outside `#expect`, which cannot call a mutating method.
@@ -129,9 +121,9 @@ import RelayCore
 
     @Test func defaultsGrowWithTheCoreCount() {
         let small = PipelineConfiguration(cores: 1)
-        #expect(small.slots == 8 && small.targetedSlots == 2 && small.apnsConnections == 2)
+        #expect(small.slots == 8 && small.targetedSlots == 32 && small.apnsConnections == 2)
         let big = PipelineConfiguration(cores: 16)
-        #expect(big.slots == 64 && big.targetedSlots == 16 && big.apnsConnections == 8)
+        #expect(big.slots == 64 && big.targetedSlots == 256 && big.apnsConnections == 8)
         #expect(PipelineConfiguration(cores: 64).apnsConnections == 8)
     }
 
@@ -148,8 +140,11 @@ import RelayCore
         #expect(tuned.productionURL.absoluteString == "https://127.0.0.1:2197")
         #expect(tuned.url(for: "sandbox").absoluteString == "https://127.0.0.1:2198")
         #expect(tuned.caFile == "/tmp/ca.pem")
-        #expect(tuned.slots == 4 && tuned.chunkSize == 100 && tuned.leaseSeconds == 5)
+        #expect(tuned.slots == 4 && tuned.targetedSlots == 16 && tuned.chunkSize == 100 && tuned.leaseSeconds == 5)
+        let targeted = try PipelineConfiguration.parse(["PUSHRELAY_WORKER_SLOTS": "4", "PUSHRELAY_WORKER_TARGETED_SLOTS": "3"])
+        #expect(targeted.slots == 4 && targeted.targetedSlots == 3)
         #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_WORKER_SLOTS": "0"]) }
+        #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_WORKER_TARGETED_SLOTS": "0"]) }
     }
 
     @Test func nowOrNeverStillGetsAQueueDeadline() {

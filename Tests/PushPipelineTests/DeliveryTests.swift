@@ -232,7 +232,7 @@ import Testing
     @Test func withdrawingMidBroadcastStopsWhatIsNotSent() async throws {
         try await PipelineHarness.with(simulate: { $0.latencyMilliseconds = 20 }, tune: { pipeline in
             pipeline.chunkSize = 50
-            pipeline.slots = 2
+            pipeline.slots = 1
             pipeline.targetedSlots = 1
             pipeline.apnsMaxInFlight = 10
         }) { relay in

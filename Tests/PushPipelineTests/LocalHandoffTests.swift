@@ -9,8 +9,8 @@ import TestSupport
 /// worker by the statement that accepts it, and sent without a NOTIFY or a lease between.
 @Suite(.serialized) struct LocalHandoffTests {
     @Test func aOneChunkPushIsLeasedToTheLocalWorkerAsItIsAccepted() async throws {
-        // One slot: a slot not given back would stop the next hand-off.
-        let relay = try await PipelineHarness.start(tune: { $0.slots = 1; $0.targetedSlots = 0 }, worker: false)
+        // One targeted slot: a slot not given back would stop the next hand-off.
+        let relay = try await PipelineHarness.start(tune: { $0.targetedSlots = 1 }, worker: false)
         // The worker's leasing loops never run: only the hand-off sends.
         let worker = PushWorker(pool: relay.pool, connectionString: relay.databaseURL, secretBox: relay.secretBox,
                                 configuration: relay.pipeline, logger: TestDatabase.quietLogger)

@@ -13,7 +13,7 @@ import Testing
     /// still reaches APNs at once (its own slots, its own lane).
     @Test func aTargetedPushIsFastWhileAnotherAppsBroadcastRuns() async throws {
         let devices = PipelineHarness.full ? 100_000 : 20_000
-        try await PipelineHarness.with(tune: { $0.slots = 6; $0.targetedSlots = 2 }) { relay in
+        try await PipelineHarness.with(tune: { $0.slots = 4; $0.targetedSlots = 2 }) { relay in
             let big = try await relay.createApp("big")
             let small = try await relay.createApp("small")
             try await relay.insertDevices(big, count: devices, prefix: "f0")
@@ -47,7 +47,7 @@ import Testing
     @Test func broadcastsOfTwoAppsTakeTurns() async throws {
         try await PipelineHarness.with(simulate: { $0.latencyMilliseconds = 5 }, tune: { pipeline in
             pipeline.chunkSize = 100
-            pipeline.slots = 2
+            pipeline.slots = 1
             pipeline.targetedSlots = 1
         }) { relay in
             let first = try await relay.createApp("first")
