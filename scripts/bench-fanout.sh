@@ -169,8 +169,13 @@ refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/wrk.tx
 total=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$work/wrk.txt")
 accept=$(awk -v t="$total" -v r="${refused:-0}" 'BEGIN { printf "%.0f", (t - r) / 10 }')
 [ "${refused:-0}" = 0 ] || { echo "wrk: ${refused} of ${total} pushes refused:" >&2; cat "$work/wrk.txt" >&2; }
+# Accepted is not delivered: how many were still unsent when wrk stopped, and how long they took.
+unsent=$(sql "SELECT count(*) FROM messages WHERE app_id = $small_id AND state <> 'done'")
+drain_start=$(date +%s.%N)
+while [ "$(sql "SELECT count(*) FROM messages WHERE app_id = $small_id AND state <> 'done'")" != 0 ]; do sleep 0.1; done
+drained=$(awk -v a="$drain_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status")
-echo "pushes accepted: $accept/s (${refused:-0} refused); peak RSS $rss MiB" >&2
+echo "pushes accepted: $accept/s (${refused:-0} refused); unsent when wrk stopped: $unsent (sent within ${drained} s); peak RSS $rss MiB" >&2
 
 section=$(cat <<MD
 ## Fan-out
@@ -198,8 +203,8 @@ HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same
 $(printf '%s\n' "${rows[@]}")
 
 Pushes accepted through the API: **$accept/s**, ${refused:-0} refused (\`wrk -t2 -c32 -d10s -s scripts/bench/push.lua\`,
-\`POST /v3/push\` to one alias, each push stored and then sent by the same process); peak RSS
-after it: $rss MiB.
+\`POST /v3/push\` to one alias, each push stored and then sent by the same process); when wrk
+stopped, **$unsent** of them were not yet sent (all were within $drained s); peak RSS after it: $rss MiB.
 
 Goals: broadcast ≥ 0.50 of h2load's rate; targeted p99 < 10 ms during a broadcast; RSS < 100 MiB.
 MD
