@@ -37,7 +37,7 @@ struct LoadedChunk: Sendable {
                 RETURNING c.id, c.message_id, c.app_id, c.leases, c.device_ids
             )
             \(leasedRowsSQL(leased: "leased", messages: "messages"))
-            """, [owner, Double(leaseSeconds), Lane.targeted.rawValue])
+            """, [owner, Double(leaseSeconds)])
         return try leased(from: Array(rows))
     }
 

@@ -39,11 +39,15 @@ import TestSupport
             #expect(leasedApps == [apps[0], apps[1], apps[0], apps[1]], "round-robin, the broken app skipped")
 
             try await pool.query("UPDATE push_chunks SET state = 'ready', lease_owner = NULL")
+            // The plan a prepared statement settles on once it goes generic, as the pool's do.
             let plan = try await pool.withConnection { connection in
-                try connection.query("EXPLAIN " + ChunkQueue.leaseSQL(.broadcast).replacingOccurrences(of: "$1", with: "'me'")
-                    .replacingOccurrences(of: "$2", with: "30").replacingOccurrences(of: "$3", with: "'broadcast'")
-                    .replacingOccurrences(of: "$4", with: "0"))
-                    .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+                try connection.query("PREPARE lease_plan(text, float8, bigint) AS " + ChunkQueue.leaseSQL(.broadcast))
+                try connection.query("SET plan_cache_mode = force_generic_plan")
+                defer {
+                    _ = try? connection.query("RESET plan_cache_mode")
+                    _ = try? connection.query("DEALLOCATE lease_plan")
+                }
+                return try connection.query("EXPLAIN EXECUTE lease_plan('me', 30, 0)").map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
             }
             #expect(plan.contains("push_chunks_ready_broadcast"), "\(plan)")
             #expect(!plan.contains("Sort"), "\(plan)")
