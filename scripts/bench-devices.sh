@@ -12,6 +12,8 @@ set -euo pipefail
 : "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
 cd "$(dirname "$0")/.."
 duration=${BENCH_DURATION:-15}
+doc=${BENCH_DOC:-docs/benchmarks.md}
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 connections=${BENCH_CONNECTIONS:-64}
 pool=${BENCH_POOL_SIZE:-8}
 rows=${BENCH_IMPORT_ROWS:-1000000}
@@ -106,6 +108,7 @@ read -r nd_rows nd_seconds nd_rate nd_pg nd_relay < <(import_rate "$work/import.
 partitions=$(python3 -c "import os; print(max(1, min(os.cpu_count(), $pool - 1)))")
 devices=$("$pgbin/psql" -tA "$url" -c "SELECT count(*) FROM devices")
 
+table() {
 echo "| measure | figure |"
 echo "| --- | --- |"
 if [ -n "$api" ]; then
@@ -121,3 +124,22 @@ cat <<TABLE
 | import, NDJSON ($partitions partitions) | $nd_rows rows in $nd_seconds s = $nd_rate rows/s (CPU s: PostgreSQL $nd_pg, relay $nd_relay) |
 | devices in the table afterwards | $devices |
 TABLE
+}
+table
+# A whole run (not BENCH_IMPORT_ONLY) replaces the latest-run block of the doc.
+[ -n "$api" ] || exit 0
+block="<!-- bench-devices: begin -->
+Latest run, written by \`make bench-devices\`: $(date -u '+%Y-%m-%d %H:%M') UTC on $(nproc) cores, load average
+$load_before before, the import on $partitions partitions:
+
+$(table)
+<!-- bench-devices: end -->"
+python3 - "$doc" "$block" <<'PY'
+import re, sys
+path, block = sys.argv[1], sys.argv[2]
+text = open(path).read()
+pattern = re.compile(r"<!-- bench-devices: begin -->.*?<!-- bench-devices: end -->", re.S)
+assert pattern.search(text), "no bench-devices block in " + path
+open(path, "w").write(pattern.sub(lambda _: block, text, count=1))
+PY
+echo "written to $doc"
