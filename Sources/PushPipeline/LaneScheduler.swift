@@ -29,8 +29,6 @@ public struct LaneScheduler: Sendable, Equatable {
         self.targetedSlots = targetedSlots
     }
 
-    public var running: Int { targetedRunning + broadcastRunning }
-
     /// Takes a slot of `lane` for a lease, when one is free.
     public mutating func reserve(_ lane: Lane) -> Bool {
         switch lane {

@@ -67,7 +67,7 @@ struct LoadedChunk: Sendable {
         guard let context = rows.first(where: { $0["chunk_id"] != nil }) else { return nil }
         let chunk = LeasedChunk(id: Int64(try context.int("chunk_id")), messageID: Int64(try context.int("message_id")),
                                 appID: Int64(try context.int("app_id")), lane: .targeted, leases: try context.int("leases"))
-        let devices = try classify(rows.filter { $0["chunk_id"] == nil && $0["id"] != nil }, environment: try context.string("environment"))
+        let devices = try classify(rows.filter { $0["chunk_id"] == nil }, environment: try context.string("environment"))
         return (chunk, try LoadedChunk(context: context, appID: chunk.appID, devices: devices))
     }
 
