@@ -187,7 +187,7 @@ section=$(cat <<MD
 SIZES="$SIZES"), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)); the load
 average (1, 5, 15 min) before each broadcast is in the table: other work shares this machine.
 One \`pushrelay serve\` (release build, every role, defaults: $APNS_CONNECTIONS APNs connections,
-chunks of 500) sends to \`pushrelay apns-sim\` (JWT checked, nothing recorded) over TLS and
+chunks of 2,000, 2 broadcast slots a core) sends to \`pushrelay apns-sim\` (JWT checked, nothing recorded) over TLS and
 HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same box.
 
 - **delivered/s**: devices sent ÷ (message finished − accepted), audience resolution included.

@@ -25,7 +25,7 @@ public final class MessageStore: Sendable {
     /// The worker of this process, if it runs one.
     private let worker: PushWorker?
 
-    public init(pool: PostgresPool, chunkSize: Int = 500, inlineLimit: Int = 20_000, worker: PushWorker? = nil) {
+    public init(pool: PostgresPool, chunkSize: Int = PipelineConfiguration.defaultChunkSize, inlineLimit: Int = 20_000, worker: PushWorker? = nil) {
         self.pool = pool
         chunkMaker = ChunkMaker(chunkSize: chunkSize)
         self.inlineLimit = inlineLimit

@@ -15,7 +15,7 @@ public struct RelayAPIDependencies: Sendable {
     /// The schema `/readyz` expects to find applied.
     public var migrations: [Migration]
     /// Devices per push chunk, for the targeted pushes the API resolves itself.
-    public var chunkSize: Int = 500
+    public var chunkSize = PipelineConfiguration.defaultChunkSize
     /// The zone of schedule triggers that name none.
     public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
     /// The clock schedules are checked against; tests move it.
