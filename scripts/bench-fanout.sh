@@ -180,6 +180,8 @@ drained=$(awk -v a="$drain_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", 
 rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status")
 echo "pushes accepted: $accept/s (${refused:-0} refused); unsent when wrk stopped: $unsent (sent within ${drained} s); peak RSS $rss MiB" >&2
 
+# The worker defaults as the binary states them (`pushrelay help`), so the text cannot go stale.
+default_of() { "$bin" help 2>&1 | sed -n "s/^ *$1 .*(default \(.*\))\$/\1/p"; }
 section=$(cat <<MD
 ## Fan-out
 
@@ -187,7 +189,7 @@ section=$(cat <<MD
 SIZES="$SIZES"), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)); the load
 average (1, 5, 15 min) before each broadcast is in the table: other work shares this machine.
 One \`pushrelay serve\` (release build, every role, defaults: $APNS_CONNECTIONS APNs connections,
-chunks of 2,000, 2 broadcast slots a core) sends to \`pushrelay apns-sim\` (JWT checked, nothing recorded) over TLS and
+chunks of $(default_of PUSHRELAY_CHUNK_SIZE), broadcast slots $(default_of PUSHRELAY_WORKER_SLOTS)) sends to \`pushrelay apns-sim\` (JWT checked, nothing recorded) over TLS and
 HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same box.
 
 - **delivered/s**: devices sent ÷ (message finished − accepted), audience resolution included.

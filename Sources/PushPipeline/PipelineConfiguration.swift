@@ -29,7 +29,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var pollInterval: Duration = .seconds(2)
 
     /// The defaults for a machine with `cores` cores: 2 broadcast slots a core (at least 4;
-    /// with chunks of 2,000 more only crowd the database and the duplicate window), eight
+    /// with chunks of 2,000, 8 on two cores were no faster and widen the duplicate window), eight
     /// times as many targeted ones (a targeted chunk is mostly one device, and its time is the
     /// round trips, not the CPU), a connection per two cores (2 to 8).
     public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount) {
