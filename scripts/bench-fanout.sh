@@ -91,13 +91,13 @@ wait_done() {  # wait_done MSG_ID TIMEOUT_SECONDS
   done
   echo "message $1 did not finish in $2 s" >&2; exit 1
 }
-# percentiles MSG_IDS… → "p50 p99" in ms of accepted (messages.created_at) → outcome recorded (deliveries.at).
+# percentiles MSG_IDS… → "p50 p99" in ms of accepted (messages.created_at) → outcome recorded (delivery_spans.at).
 percentiles() {
   local ids; ids=$(IFS=,; echo "$*")
   sql "SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' ||
               round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ms))::numeric, 1)
        FROM (SELECT extract(epoch FROM d.at - m.created_at) * 1000 AS ms
-             FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.id IN ($ids)) t"
+             FROM messages m JOIN delivery_spans d ON d.message_id = m.id WHERE m.id IN ($ids)) t"
 }
 
 # Idle targeted latency: one push at a time, each waited for. The first push of an app opens
@@ -199,7 +199,7 @@ HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same
   (\`scripts/bench/targeted.py\`, one kept-alive connection; only pushes accepted before the
   broadcast finished are counted);
   latency from accepted (\`messages.created_at\`) to its APNs answer recorded
-  (\`deliveries.at\`), both the database's clock. Idle ($TARGETED pushes one after another):
+  (\`delivery_spans.at\`), both the database's clock. Idle ($TARGETED pushes one after another):
   p50 **$idle_p50 ms**, p99 **$idle_p99 ms**.
 - **report**: \`GET /admin/v1/messages/{msg_id}\` of the broadcast after it finished (curl's total time).
 - **RSS**: the relay's VmHWM (peak resident set) from /proc after the broadcast.

@@ -21,7 +21,7 @@ public struct ChunkRun: Sendable {
         }
     }
 
-    /// A finished device, ready for the `deliveries` table.
+    /// A finished device, ready to be recorded (OutcomeWriter).
     public struct Outcome: Sendable, Equatable {
         public var deviceID: Int64
         public var outcome: DeliveryOutcome

@@ -77,19 +77,24 @@ struct ChunkSender: Sendable {
         }
     }
 
-    private func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date,
+    /// Writes outcomes of `chunk`, and counts the write in it once it succeeded.
+    private func write(_ chunk: inout LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date,
                        chunkComplete: Bool) async throws -> OutcomeWriter.Written {
-        try await surviving(chunk) {
-            try await writer.write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete)
+        let leased = chunk
+        let written = try await surviving(leased) {
+            try await writer.write(leased, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete)
         }
+        chunk.writes += 1
+        return written
     }
 
     private func send(_ chunk: LeasedChunk, loaded: LoadedChunk?) async throws {
+        var chunk = chunk
         let loaded = if let loaded { loaded } else { try await surviving(chunk) { try await load(chunk) } }
         let now = Date()
         guard loaded.messageState == "sending" || loaded.messageState == "resolving" else {
             // Withdrawn (or already finished): what is not sent now never will be.
-            _ = try await write(chunk, outcomes: [], retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(&chunk, outcomes: [], retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         var early = loaded.unsendable
@@ -97,11 +102,11 @@ struct ChunkSender: Sendable {
             early + loaded.targets.map { ChunkRun.Outcome(deviceID: $0.deviceID, outcome: outcome, reason: reason, attempts: 0) }
         }
         guard loaded.expiresAt > now else {
-            _ = try await write(chunk, outcomes: finishAll(.expired, "Expired"), retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(&chunk, outcomes: finishAll(.expired, "Expired"), retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         guard let credential = loaded.credential else {
-            _ = try await write(chunk, outcomes: finishAll(.failed, "NoCredentials"), retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(&chunk, outcomes: finishAll(.failed, "NoCredentials"), retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         guard !credential.isBroken else {
@@ -110,7 +115,7 @@ struct ChunkSender: Sendable {
             return
         }
         guard let notification = preparedNotification(chunk, loaded: loaded, topic: credential.topic) else {
-            _ = try await write(chunk, outcomes: finishAll(.failed, "InvalidBody"), retries: 0, sentAt: now, chunkComplete: true)
+            _ = try await write(&chunk, outcomes: finishAll(.failed, "InvalidBody"), retries: 0, sentAt: now, chunkComplete: true)
             return
         }
         let sender: any NotificationSender
@@ -145,12 +150,12 @@ struct ChunkSender: Sendable {
             for (target, step) in results { run.record(target, step: step) }
             let (outcomes, retries) = run.takeOutcomes()
             let broken = run.brokenCredential
-            let written = try await write(chunk, outcomes: early + outcomes, retries: retries, sentAt: sentAt,
+            let written = try await write(&chunk, outcomes: early + outcomes, retries: retries, sentAt: sentAt,
                                           chunkComplete: run.isComplete && broken == nil)
             count(written, retries: retries, appKey: credential.appKey)
             early = []
             if written.messageState == "withdrawn" {
-                _ = try await write(chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
+                _ = try await write(&chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
                 return
             }
             if let broken {

@@ -1,7 +1,8 @@
 import APNSClient
 import Foundation
 
-/// The outcome recorded for one (message, device), as the `deliveries` table spells it.
+/// The outcome recorded for one (message, device), as the `deliveries` table spells it (`sent`
+/// is recorded in `delivery_spans` instead).
 public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
     /// Accepted by APNs.
     case sent

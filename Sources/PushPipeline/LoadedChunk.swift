@@ -57,7 +57,7 @@ struct LoadedChunk: Sendable {
                i.id, d.token, d.badge, d.environment, d.active
         FROM \(leased) l CROSS JOIN LATERAL unnest(l.device_ids) AS i(id)
         LEFT JOIN devices d ON d.app_id = l.app_id AND d.id = i.id
-        WHERE l.leases = 1 OR NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = l.message_id AND x.device_id = i.id)
+        WHERE l.leases = 1 OR NOT \(DeliverySpans.recordedSQL(message: "l.message_id", device: "i.id"))
         """
     }
 
@@ -142,7 +142,7 @@ struct LoadedChunk: Sendable {
         )
         SELECT i.id, f.token, f.badge, f.environment, f.active
         FROM c CROSS JOIN LATERAL unnest(c.device_ids) AS i(id) LEFT JOIN found f ON f.id = i.id
-        \(skippingDone ? "WHERE NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.message_id = c.message_id AND x.device_id = i.id)" : "")
+        \(skippingDone ? "WHERE NOT \(DeliverySpans.recordedSQL(message: "c.message_id", device: "i.id"))" : "")
         """
     }
 }

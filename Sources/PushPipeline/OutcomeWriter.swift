@@ -1,13 +1,17 @@
 import Foundation
 import PostgresStore
 
-/// Writes a batch of outcomes back in one statement: the `deliveries` rows (multi-row; a
-/// re-leased chunk skips rows that exist, so a re-sent device is never counted twice), the
-/// message's counters, `message_failures` and the admin reports' per-minute rollups for
-/// exactly the rows inserted, and — when the chunk has no device left — the chunk and
-/// possibly the message as done; dead tokens first, in the same transaction. Nothing else is
-/// written per device: "delivered to" is found through the write's `delivery_spans` rows
-/// (runs of the sent devices' ids, `DeliverySpans`, migration 0023) and `deliveries`.
+/// Writes a batch of outcomes back in one transaction: the sent devices as `delivery_spans`
+/// rows (a run of ids each, `DeliverySpans`, migration 0025), every other outcome as a
+/// `deliveries` row, the message's counters, `message_failures` and the admin reports'
+/// per-minute rollups for exactly what was recorded, and — when the chunk has no device left
+/// — the chunk and possibly the message as done; dead tokens first. Nothing is written per
+/// sent device.
+///
+/// A device has at most one outcome per message. Every write of a chunk first counts itself
+/// in the chunk's row, which locks it: writes of the same chunk (a holder whose lease ran
+/// out, and the node that leased it next) take turns, and each sees what the others
+/// recorded.
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
@@ -26,27 +30,23 @@ struct OutcomeWriter: Sendable {
     ///   - chunkComplete: every device of the chunk now has an outcome.
     func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool) async throws -> Written {
         var attempt = 0
-        // A chunk on its first lease is the only writer of its devices' rows: a plain insert,
-        // cheaper than ON CONFLICT's extra index probe per row. Should a row exist after all
-        // (a write whose success was lost with its connection, retried), the statement
-        // fails whole and runs again with ON CONFLICT.
-        var mayConflict = chunk.leases > 1
         while true {
             attempt += 1
             do {
-                return try await pool.withConnection(priority: chunk.priority) { [self, mayConflict] connection in
-                    // Without dead tokens the write is one statement, its own transaction.
-                    guard outcomes.contains(where: { $0.outcome == .invalidated }) else {
+                return try await pool.withConnection(priority: chunk.priority) { [self] connection in
+                    try connection.transaction { connection in
+                        // Only the chunk's first holder, while nobody has leased it since and
+                        // every write of it so far is one it saw succeed, is sure to be the
+                        // only writer of its devices: it writes without looking for their
+                        // outcomes, the cheaper statement.
+                        let row = try connection.preparedQuery("pushrelay_count_chunk_write", """
+                            UPDATE push_chunks SET writes = writes + 1 WHERE id = $1 RETURNING leases, writes - 1 AS before
+                            """, [chunk.id]).first
+                        let alone = try chunk.leases == 1 && row?.int("leases") == 1 && row?.int("before") == chunk.writes
                         return try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete,
-                                         mayConflict: mayConflict, on: connection)
-                    }
-                    return try connection.transaction { connection in
-                        try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete,
-                                  mayConflict: mayConflict, on: connection)
+                                         mayConflict: !alone, on: connection)
                     }
                 }
-            } catch PostgresError.server(let state, _) where state == "23505" && !mayConflict {
-                mayConflict = true
             } catch PostgresError.server(let state, _) where (state == "40P01" || state == "40001") && attempt < 5 {
                 // Two chunks of different messages touching the same devices: try again.
                 continue
@@ -73,14 +73,15 @@ struct OutcomeWriter: Sendable {
                 outcomes[index].outcome = .failed
             }
         }
-        // One statement: the rows, the failures by reason, the rollups and the counters, all
-        // from what was actually inserted, and the chunk and perhaps the message finished.
-        // The message row (its counters) and the app's rollup row are what concurrent
-        // writers share, and they are updated last, so their locks are held only while the
-        // statement ends and commits. Completion is a count of the chunks still pending,
-        // decremented here: after waiting for the row lock the update re-reads the row, so
-        // two writers finishing the last two chunks cannot both miss it.
-        let spans = DeliverySpans.runs(outcomes.filter { $0.outcome == .sent }.map(\.deviceID))
+        // One statement: the rows and spans, the failures by reason, the rollups and the
+        // counters, all from what was actually recorded, and the chunk and perhaps the message
+        // finished. The message row (its counters) and the app's rollup row are what
+        // concurrent writers share, and they are updated last, so their locks are held only
+        // while the statement ends and commits. Completion is a count of the chunks still
+        // pending, decremented here: after waiting for the row lock the update re-reads the
+        // row, so two writers finishing the last two chunks cannot both miss it.
+        let others = outcomes.filter { $0.outcome != .sent }
+        let sent = DeliverySpans.numbered(outcomes.filter { $0.outcome == .sent }.map(\.deviceID))
         var counts: [DeliveryOutcome: Int] = [:]
         var failures: [String: Int] = [:]
         for outcome in outcomes {
@@ -88,12 +89,12 @@ struct OutcomeWriter: Sendable {
             if let reason = outcome.reason, [.failed, .invalidated, .expired].contains(outcome.outcome) { failures[reason, default: 0] += 1 }
         }
         var parameters: [(any PostgresBindable)?] = [
-            chunk.messageID, SQLArray.bigint(outcomes.map(\.deviceID)), SQLArray.text(outcomes.map(\.outcome.rawValue)),
-            SQLArray.text(outcomes.map(\.reason)), SQLArray.int(outcomes.map(\.attempts)), retries, chunk.appID, chunk.id, owner,
-            chunkComplete, SQLArray.bigint(spans.map(\.lowerBound)), SQLArray.bigint(spans.map(\.upperBound)),
+            chunk.messageID, SQLArray.bigint(others.map(\.deviceID)), SQLArray.text(others.map(\.outcome.rawValue)),
+            SQLArray.text(others.map(\.reason)), SQLArray.int(others.map(\.attempts)), retries, chunk.appID, chunk.id, owner,
+            chunkComplete, SQLArray.bigint(sent.ids), SQLArray.int(sent.runs),
         ]
         if !mayConflict {
-            // Every row goes in or the statement fails: the counts are those of the batch.
+            // Everything goes in: the counts are those of the batch.
             let reasons = failures.keys.sorted()
             parameters += [SQLArray.text(reasons), SQLArray.int(reasons.map { failures[$0] })]
             parameters += [DeliveryOutcome.sent, .failed, .invalidated, .expired, .withdrawn].map { counts[$0, default: 0] }
@@ -104,20 +105,18 @@ struct OutcomeWriter: Sendable {
         return Written(messageState: messageState, counts: counts)
     }
 
-    /// The write as one statement; with `onConflict`, rows that exist already are skipped,
-    /// and each span ($11, $12) narrows to the sent rows inserted now, or goes.
-    ///
-    /// A span's `at` and its rows' `at` are both `now()`, the transaction's start: status
-    /// confirms a span by a delivery with that very time.
+    /// The write as one statement: $2…$5 the outcomes other than `sent`, $11 the sent
+    /// devices' ids ascending and $12 the number of each one's run, a span each. With
+    /// `onConflict`, devices that have an outcome for the message already are skipped.
     private static func statement(onConflict: Bool) -> String {
-        // With ON CONFLICT only the rows inserted count, read back with RETURNING; a plain
-        // insert (a first lease) writes every row or fails, so the counts come as parameters
-        // ($13/$14 failures by reason, $15…$19 per outcome) and no row is read back.
+        // With `onConflict` only what was recorded counts, read back with RETURNING; without
+        // it everything is, so the counts come as parameters ($13/$14 failures by reason,
+        // $15…$19 per outcome) and nothing is read back.
         let failed = onConflict
             ? "SELECT reason, count(*) AS n FROM inserted WHERE outcome IN ('failed', 'invalidated', 'expired') AND reason IS NOT NULL GROUP BY reason"
             : "SELECT reason, n FROM unnest($13::text[], $14::integer[]) AS f(reason, n)"
         let counted = onConflict ? """
-            SELECT count(*) FILTER (WHERE outcome = 'sent') AS sent,
+            SELECT (SELECT coalesce(sum(n), 0) FROM spans) AS sent,
                    count(*) FILTER (WHERE outcome = 'failed') AS failed,
                    count(*) FILTER (WHERE outcome = 'invalidated') AS invalidated,
                    count(*) FILTER (WHERE outcome = 'expired') AS expired,
@@ -129,15 +128,14 @@ struct OutcomeWriter: Sendable {
                 INSERT INTO deliveries (message_id, device_id, outcome, reason, attempts)
                 SELECT $1, v.id, v.outcome, v.reason, v.attempts
                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::integer[]) AS v(id, outcome, reason, attempts)
-                \(onConflict ? "ON CONFLICT DO NOTHING RETURNING device_id, outcome, reason" : "")
+                \(onConflict ? "WHERE NOT \(DeliverySpans.recordedSQL(message: "$1", device: "v.id")) RETURNING device_id, outcome, reason" : "")
             ), spans AS (
-                INSERT INTO delivery_spans (message_id, app_id, lo, hi, at)
-                \(onConflict ? """
-                    SELECT $1, $7, min(i.device_id), max(i.device_id), now()
-                    FROM unnest($11::bigint[], $12::bigint[]) AS r(lo, hi)
-                    JOIN inserted i ON i.outcome = 'sent' AND i.device_id BETWEEN r.lo AND r.hi
-                    GROUP BY r.lo
-                    """ : "SELECT $1, $7, r.lo, r.hi, now() FROM unnest($11::bigint[], $12::bigint[]) AS r(lo, hi)")
+                INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids, at)
+                SELECT $1, $7, min(v.id), max(v.id), array_agg(v.id ORDER BY v.id), now()
+                FROM unnest($11::bigint[], $12::integer[]) AS v(id, run)
+                \(onConflict ? "WHERE NOT \(DeliverySpans.recordedSQL(message: "$1", device: "v.id"))" : "")
+                GROUP BY v.run
+                \(onConflict ? "RETURNING cardinality(device_ids) AS n" : "")
             ), failed AS (
                 \(failed)
             ), failures AS (

@@ -85,9 +85,11 @@ import TestSupport
                 FROM message RETURNING id, message_id, app_id, device_ids::text AS ids
                 """).first!
             let ids = try setup.string("ids").dropFirst().dropLast().split(separator: ",").map { Int64($0)! }
-            // The chunk was leased once before: its first device has an outcome already.
-            try await pool.query("INSERT INTO deliveries (message_id, device_id, outcome) VALUES ($1, $2, 'sent')",
-                                 [Int64(try setup.int("message_id")), ids[0]])
+            // The chunk was leased once before: its first device was sent to, its second refused.
+            try await pool.query("INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids) VALUES ($1, $2, $3, $3, ARRAY[$3::bigint])",
+                                 [Int64(try setup.int("message_id")), Int64(try setup.int("app_id")), ids[0]])
+            try await pool.query("INSERT INTO deliveries (message_id, device_id, outcome, reason) VALUES ($1, $2, 'failed', 'BadDeviceToken')",
+                                 [Int64(try setup.int("message_id")), ids[1]])
 
             let leased = try await pool.withConnection { try LoadedChunk.leaseTargeted(owner: "me", leaseSeconds: 30, on: $0) }
             let (chunk, loaded) = try #require(leased)
@@ -98,7 +100,7 @@ import TestSupport
             #expect(loaded.acceptedAt == 5)
             #expect(loaded.credential?.topic == "com.example.app" && loaded.credential?.isBroken == false)
             #expect(loaded.credential?.sealedSecret == [1, 2])
-            #expect(loaded.targets.map(\.deviceID) == [ids[1], ids[2]], "the device with an outcome is not read again")
+            #expect(loaded.targets.map(\.deviceID) == [ids[2]], "the devices with an outcome are not read again")
             #expect(loaded.unsendable.map(\.deviceID) == [999_999_999] && loaded.unsendable.first?.reason == "DeviceDeleted")
             let row = try await pool.query("SELECT state, lease_owner FROM push_chunks WHERE id = $1", [chunk.id]).first!
             #expect(row["state"] == "leased" && row["lease_owner"] == "me")

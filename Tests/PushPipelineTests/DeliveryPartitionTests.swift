@@ -23,7 +23,7 @@ import TestSupport
         return parent + "_" + formatter.string(from: Date().addingTimeInterval(Double(offset) * 86_400))
     }
 
-    /// A message of the app accepted `daysAgo` days ago (its id says so), with one delivery.
+    /// A message of the app accepted `daysAgo` days ago (its id says so), sent to one device.
     private func message(_ relay: PipelineHarness, _ app: PipelineHarness.App, daysAgo: Int, device: Int64) async throws -> Int64 {
         let id = try await relay.pool.query("""
             INSERT INTO messages (id, app_id, body, environment, lane, state, accepted_at, expires_at, sent_count)
@@ -31,8 +31,14 @@ import TestSupport
                    extract(epoch FROM now())::bigint, now(), 1
             RETURNING id
             """, [app.id, daysAgo, device]).first!.int("id")
-        try await relay.pool.query("INSERT INTO deliveries (message_id, device_id, outcome) VALUES ($1, $2, 'sent')", [id, device])
+        try await sent(relay, app, message: Int64(id), device: device)
         return Int64(id)
+    }
+
+    /// Records the message as sent to the device, as an outcome write does: a span holding it.
+    private func sent(_ relay: PipelineHarness, _ app: PipelineHarness.App, message: Int64, device: Int64) async throws {
+        try await relay.pool.query("INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids) VALUES ($1, $2, $3, $3, ARRAY[$3::bigint])",
+                                   [message, app.id, device])
     }
 
     @Test func partitionsAreCreatedAheadAndADeliveryLandsInItsDay() async throws {
@@ -57,8 +63,8 @@ import TestSupport
             try await relay.insertDevices(app, count: 3, prefix: "a0")
             let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": "today"]])
             try await relay.waitUntilFinished(msgID)
-            let homes = try await relay.pool.query("SELECT DISTINCT tableoid::regclass::text AS home FROM deliveries WHERE message_id = $1", [msgID])
-            #expect(try homes.map { try $0.string("home") } == [dayName(0)])
+            let homes = try await relay.pool.query("SELECT DISTINCT tableoid::regclass::text AS home FROM delivery_spans WHERE message_id = $1", [msgID])
+            #expect(try homes.map { try $0.string("home") } == [dayName(0, "delivery_spans")])
         }
     }
 
@@ -72,13 +78,13 @@ import TestSupport
             // One day of retention: everything before yesterday (the history partition) goes.
             let pass = try await DeliveryPartitions(pool: relay.pool, retentionDays: 1, logger: TestDatabase.quietLogger).maintain()
             #expect(pass.dropped == ["deliveries_history", "delivery_spans_history"], "a day's spans go with its deliveries")
-            let left = try await relay.pool.query("SELECT message_id FROM deliveries ORDER BY message_id").map { Int64(try $0.int("message_id")) }
+            let left = try await relay.pool.query("SELECT message_id FROM delivery_spans ORDER BY message_id").map { Int64(try $0.int("message_id")) }
             #expect(left == [yesterday, today])
             #expect(try await relay.message(old).int("sent_count") == 1, "the message and its counters outlive its deliveries")
             #expect(try await partitions(relay.pool).contains(dayName(-1)))
 
             // New deliveries of a still-kept day go on being written.
-            try await relay.pool.query("INSERT INTO deliveries (message_id, device_id, outcome) VALUES ($1, 4, 'sent')", [today])
+            try await sent(relay, app, message: today, device: 4)
         }
     }
 }

@@ -4,9 +4,10 @@ import PostgresStore
 import Testing
 import TestSupport
 
-/// `POST /v3/devices/status` through `delivery_spans` (migration 0023) after real outcome
-/// writes: the answer is always the one `deliveries` itself gives — the latest `at` of the
-/// device's sent deliveries, or its registration — checked device by device.
+/// `POST /v3/devices/status` through `delivery_spans` (migrations 0023, 0025) after real
+/// outcome writes: the answer is always the one a plain scan of the spans gives — the latest
+/// `at` of the app's spans holding the device's id, or its registration — checked device by
+/// device.
 @Suite(.serialized) struct DeliverySpanStatusTests {
     static let registered = "2026-01-02 03:04:05"
     static var broadcast: [String: Any] { ["platform": "ios", "audience": "all", "notification": ["alert": "news"]] }
@@ -31,13 +32,13 @@ import TestSupport
         return result
     }
 
-    /// What the deliveries themselves say (the query the index of migration 0021 served).
+    /// What the spans say when every one of them is read, without the index or the walk.
     private func truth(_ relay: PipelineHarness, _ app: PipelineHarness.App) async throws -> [String: (Bool, String)] {
         var result: [String: (Bool, String)] = [:]
         for row in try await relay.pool.query("""
             SELECT token, seen > now() - interval '10 minutes' AS online,
                    to_char(seen AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
-            FROM (SELECT token, greatest(last_seen_at, (SELECT max(x.at) FROM deliveries x WHERE x.device_id = d.id AND x.outcome = 'sent')) AS seen
+            FROM (SELECT token, greatest(last_seen_at, (SELECT max(s.at) FROM delivery_spans s WHERE s.app_id = d.app_id AND d.id = ANY (s.device_ids))) AS seen
                   FROM devices d WHERE app_id = $1) t
             """, [app.id]) {
             result[try row.string("token")] = (try row.bool("online"), try row.string("last_seen"))
@@ -45,7 +46,7 @@ import TestSupport
         return result
     }
 
-    /// Every device's status equals the deliveries' answer; returns the status.
+    /// Every device's status equals the plain scan's answer; returns the status.
     @discardableResult
     private func expectTruth(_ relay: PipelineHarness, _ app: PipelineHarness.App,
                              sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: (Bool, String)] {
@@ -95,7 +96,6 @@ import TestSupport
                     "another app's device inside the span is not delivered to")
 
             // A later broadcast is the last delivery, whatever the spans of the first say.
-            try await relay.pool.query("UPDATE deliveries SET at = at - interval '1 day' WHERE message_id = $1", [first])
             try await relay.pool.query("UPDATE delivery_spans SET at = at - interval '1 day' WHERE message_id = $1", [first])
             #expect(try await expectTruth(relay, app).filter { $0.value.0 }.isEmpty, "a day-old delivery is not online")
             let second = try await relay.accepted(app, Self.broadcast)
@@ -153,9 +153,9 @@ import TestSupport
         }
     }
 
-    /// A span confirms only a delivery written with it (same time): a later write of an old
-    /// message whose span covers the device, which that message reached long ago, does not
-    /// hide the device's newer delivery by another message.
+    /// A span stands only for the devices it holds: a later write of an old message whose
+    /// span covers the device's id, which that message reached long ago, does not hide the
+    /// device's newer delivery by another message.
     @Test func aLaterSpanOfAnOlderDeliveryDoesNotHideANewerOne() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp("order")
@@ -181,7 +181,7 @@ import TestSupport
             #expect(try await spans(relay, message: old.messageID).contains(ids[0]...ids[2]))
             let status = try await expectTruth(relay, app)
             let expected = try await relay.pool.query("""
-                SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS t FROM deliveries WHERE message_id = $1
+                SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS t FROM delivery_spans WHERE message_id = $1
                 """, [newer.messageID]).first!.string("t")
             #expect(status[PipelineHarness.token(prefix: "f0", index: 1)]! == (false, expected), "the newer message's delivery, 2 hours ago")
         }
@@ -207,8 +207,8 @@ import TestSupport
         }
     }
 
-    /// Spans are looked up within the device's app: another app's span over the id, even
-    /// with a (made-up) delivery row to confirm it, is not this device's delivery.
+    /// Spans are looked up within the device's app: another app's span holding the id (made
+    /// up: ids are not shared between apps) is not this device's delivery.
     @Test func anotherAppsSpanOverTheIdIsNotLookedAt() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp("mine")
@@ -218,8 +218,7 @@ import TestSupport
             let id = try await deviceIDs(relay, app, prefix: "e0")[0]
             let theirs = try await chunk(relay, other, daysAgo: 0, offset: 1, devices: [id])
             try await relay.pool.query("""
-                WITH delivery AS (INSERT INTO deliveries (message_id, device_id, outcome) VALUES ($1, $2, 'sent'))
-                INSERT INTO delivery_spans (message_id, app_id, lo, hi) VALUES ($1, $3, $2 - 5, $2 + 5)
+                INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids) VALUES ($1, $3, $2 - 5, $2 + 5, ARRAY[$2 - 5, $2, $2 + 5])
                 """, [theirs.messageID, id, other.id])
             let status = try await status(relay, app)
             #expect(status.values.first! == (false, Self.registered))

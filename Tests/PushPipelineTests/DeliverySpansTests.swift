@@ -1,22 +1,35 @@
 @testable import PushPipeline
 import Testing
 
-/// `DeliverySpans.runs`: the runs of sent device ids an outcome write records.
+/// `DeliverySpans.numbered`: the runs of sent device ids an outcome write records, a span each.
 @Suite struct DeliverySpansTests {
+    /// The runs as ranges of ids.
+    private func runs(_ ids: [Int64], maxGap: Int64 = DeliverySpans.maxGap) -> [ClosedRange<Int64>] {
+        let numbered = DeliverySpans.numbered(ids, maxGap: maxGap)
+        #expect(numbered.ids == Set(ids).sorted(), "every id once, ascending")
+        #expect(numbered.runs.first ?? 0 == 0 && zip(numbered.runs, numbered.runs.dropFirst()).allSatisfy { $1 == $0 || $1 == $0 + 1 },
+                "runs numbered from 0 without a hole")
+        return Dictionary(grouping: zip(numbered.ids, numbered.runs), by: \.1).values
+            .map { members in members.map(\.0).min()!...members.map(\.0).max()! }
+            .sorted { $0.lowerBound < $1.lowerBound }
+    }
+
     @Test func aChunkInIdOrderIsOneRunWhateverTheOrderOfItsOutcomes() {
         let chunk: [Int64] = Array(1_000...1_499).filter { $0 % 7 != 0 }
-        #expect(DeliverySpans.runs(chunk.shuffled()) == [1_000...1_499])
-        #expect(DeliverySpans.runs([42]) == [42...42])
-        #expect(DeliverySpans.runs([]) == [])
-        #expect(DeliverySpans.runs([5, 5, 6]) == [5...6], "a repeated id is one id")
+        #expect(runs(chunk.shuffled()) == [1_000...1_499])
+        #expect(runs([42]) == [42...42])
+        #expect(runs([]) == [])
+        #expect(runs([5, 5, 6]) == [5...6], "a repeated id is one id")
+        #expect(DeliverySpans.numbered([6, 5, 5]).ids == [5, 6])
     }
 
     @Test func aRunEndsWhereTwoIdsLieMoreThanTheGapApart() {
         let gap = DeliverySpans.maxGap
-        #expect(DeliverySpans.runs([10, 10 + gap]) == [10...(10 + gap)], "a gap of exactly maxGap stays in the run")
-        #expect(DeliverySpans.runs([10, 11 + gap]) == [10...10, (11 + gap)...(11 + gap)])
-        #expect(DeliverySpans.runs([3, 1, 2, 9_000, 9_001, 1_000_000, 5_000_000], maxGap: 100)
+        #expect(runs([10, 10 + gap]) == [10...(10 + gap)], "a gap of exactly maxGap stays in the run")
+        #expect(runs([10, 11 + gap]) == [10...10, (11 + gap)...(11 + gap)])
+        #expect(runs([3, 1, 2, 9_000, 9_001, 1_000_000, 5_000_000], maxGap: 100)
                 == [1...3, 9_000...9_001, 1_000_000...1_000_000, 5_000_000...5_000_000])
+        #expect(DeliverySpans.numbered([3, 1, 2, 9_000, 9_001, 1_000_000], maxGap: 100).runs == [0, 0, 0, 1, 1, 2])
     }
 
     @Test func scatteredDevicesMakeNarrowRunsCoveringOnlyThemselves() {
@@ -24,7 +37,7 @@ import Testing
         // of them more than maxGap apart, so a status lookup there meets none of these spans.
         var generator = SystemRandomNumberGenerator()
         let ids = (0..<500).map { _ in Int64.random(in: 1...10_000_000, using: &generator) }
-        let runs = DeliverySpans.runs(ids)
+        let runs = runs(ids)
         #expect(Set(ids).allSatisfy { id in runs.contains { $0.contains(id) } })
         #expect(zip(runs, runs.dropFirst()).allSatisfy { $1.lowerBound - $0.upperBound > DeliverySpans.maxGap })
         let sorted = Set(ids).sorted()
@@ -34,7 +47,7 @@ import Testing
     }
 
     @Test func extremeIdsDoNotOverflow() {
-        #expect(DeliverySpans.runs([Int64.min, Int64.max]) == [Int64.min...Int64.min, Int64.max...Int64.max])
-        #expect(DeliverySpans.runs([Int64.max - 1, Int64.max]) == [(Int64.max - 1)...Int64.max])
+        #expect(runs([Int64.min, Int64.max]) == [Int64.min...Int64.min, Int64.max...Int64.max])
+        #expect(runs([Int64.max - 1, Int64.max]) == [(Int64.max - 1)...Int64.max])
     }
 }

@@ -6,9 +6,9 @@ import TestSupport
 
 /// The outcome write against the database, without a worker: what it counts when rows exist.
 @Suite(.serialized) struct OutcomeWriterTests {
-    /// A first-lease write (a plain insert) that meets a row written before — a write whose
-    /// success was lost with its connection, retried — runs again skipping that row: the
-    /// rows and counters stay exact and the chunk and message finish.
+    /// A first-lease write made again after its success was lost with its connection (the
+    /// holder did not count it) skips what the first one recorded: the outcomes, spans and
+    /// counters stay exact and the chunk and message finish.
     @Test func aFirstLeaseWriteMeetingAnExistingRowSkipsIt() async throws {
         try await TestDatabase.withMigratedPool { try await check($0) }
     }
@@ -65,22 +65,29 @@ import TestSupport
     }
 
     private func check(_ pool: PostgresPool) async throws {
-        let (chunk, ids) = try await leasedChunk(devices: 3, pool: pool)
-        try await pool.query("INSERT INTO deliveries (message_id, device_id, outcome) VALUES ($1, $2, 'sent')", [chunk.messageID, ids[0]])
-
+        let (chunk, ids) = try await leasedChunk(devices: 4, pool: pool)
         let writer = OutcomeWriter(pool: pool, owner: "me")
-        let outcomes = ids.map { ChunkRun.Outcome(deviceID: $0, outcome: .sent, reason: nil, attempts: 1) }
-        let written = try await writer.write(chunk, outcomes: outcomes, retries: 0, sentAt: Date(), chunkComplete: true)
+        let sent = ids.map { ChunkRun.Outcome(deviceID: $0, outcome: .sent, reason: nil, attempts: 1) }
+        let refused = ChunkRun.Outcome(deviceID: ids[3], outcome: .failed, reason: "BadTopic", attempts: 1)
+        _ = try await writer.write(chunk, outcomes: [sent[0], refused], retries: 0, sentAt: Date(), chunkComplete: false)
+
+        // The same write again, with the rest of the chunk, from a holder that saw no write succeed.
+        let written = try await writer.write(chunk, outcomes: sent.prefix(3) + [refused], retries: 0, sentAt: Date(), chunkComplete: true)
 
         #expect(written.messageState == "done")
-        let message = try await pool.query("SELECT sent_count, chunks_pending FROM messages WHERE id = $1", [chunk.messageID]).first!
-        #expect(try message.int("sent_count") == 2, "the existing row is not counted again")
+        let message = try await pool.query("SELECT sent_count, failed_count, chunks_pending FROM messages WHERE id = $1",
+                                           [chunk.messageID]).first!
+        #expect(try message.int("sent_count") == 3 && message.int("failed_count") == 1, "the recorded outcomes are not counted again")
         #expect(try message.int("chunks_pending") == 0)
-        let rows = try await pool.query("SELECT count(*) AS n FROM deliveries WHERE message_id = $1", [chunk.messageID])
-        #expect(try rows.first?.int("n") == 3)
+        let rows = try await pool.query("SELECT device_id FROM deliveries WHERE message_id = $1", [chunk.messageID])
+        #expect(try rows.map { Int64(try $0.int("device_id")) } == [ids[3]])
         #expect(try await pool.query("SELECT state FROM push_chunks WHERE id = $1", [chunk.id]).first?["state"] == "done")
-        let spans = try await pool.query("SELECT lo, hi FROM delivery_spans WHERE message_id = $1", [chunk.messageID])
-            .map { [try $0.int("lo"), try $0.int("hi")] }
-        #expect(spans == [[Int(ids[1]), Int(ids[2])]], "one span, of the rows the retry inserted")
+        let spans = try await pool.query("SELECT lo, hi, device_ids::text AS ids FROM delivery_spans WHERE message_id = $1 ORDER BY lo",
+                                         [chunk.messageID])
+            .map { "\(try $0.int("lo"))-\(try $0.int("hi")) \(try $0.string("ids"))" }
+        #expect(spans == ["\(ids[0])-\(ids[0]) {\(ids[0])}", "\(ids[1])-\(ids[2]) {\(ids[1]),\(ids[2])}"],
+                "one span of the first write, one of what the second added")
+        let failures = try await pool.query("SELECT count FROM message_failures WHERE message_id = $1", [chunk.messageID])
+        #expect(try failures.map { try $0.int("count") } == [1])
     }
 }

@@ -252,6 +252,16 @@ final class PipelineHarness: Sendable {
         return row
     }
 
+    /// The devices the message's spans record as sent: how many entries, and how many
+    /// different devices (the same when none is recorded twice).
+    func sentDevices(_ id: Int64) async throws -> (entries: Int, devices: Int) {
+        let row = try await pool.query("""
+            SELECT count(*) AS entries, count(DISTINCT device) AS devices FROM delivery_spans s, unnest(s.device_ids) AS device
+            WHERE s.message_id = $1
+            """, [id])[0]
+        return (try row.int("entries"), try row.int("devices"))
+    }
+
     /// Waits (polling, bounded) until the message reaches a final state; returns its row.
     @discardableResult
     func waitUntilFinished(_ id: Int64, timeout: Duration = .seconds(60)) async throws -> PostgresRow {

@@ -3,8 +3,8 @@ import Testing
 @testable import RelayAPI
 
 /// Reports stay index lookups however many deliveries a message has: with a 200,000-device
-/// message, 20,000 other messages and fresh statistics, no report statement scans a table,
-/// and the answers still come from the counters.
+/// message, 20,000 other messages sent to a device each and fresh statistics, no report
+/// statement scans a table, and the answers still come from the counters.
 @Suite struct ReportsPlanTests {
     static let deviceCount = 200_000
 
@@ -20,13 +20,25 @@ import Testing
                 INSERT INTO messages (id, app_id, body, environment, lane, state, accepted_at, expires_at, target_count, sent_count)
                 SELECT i, $1, '{}', 'production', 'targeted', 'done', 1796000000, now(), 1, 1 FROM generate_series(1, 20000) AS i
                 """, [app.appID])
+            try await pool.query("""
+                INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids)
+                SELECT i, $1, d.id, d.id, ARRAY[d.id] FROM generate_series(1, 20000) AS i, (SELECT min(id) AS id FROM devices WHERE app_id = $1) d
+                """, [app.appID])
             let big: Int64 = 9_000_000
             // Every tenth device failed; the counters say so, as the pipeline would keep them.
             try await app.message(big, state: "sending", target: Self.deviceCount + 1000, sent: Self.deviceCount * 9 / 10,
                                   failed: Self.deviceCount / 10)
+            // Recorded as the pipeline records them: the failed as rows, the sent in spans of
+            // 2,000 devices.
             try await pool.query("""
-                INSERT INTO deliveries (message_id, device_id, outcome)
-                SELECT $2, id, CASE WHEN id % 10 = 0 THEN 'failed' ELSE 'sent' END FROM devices WHERE app_id = $1
+                INSERT INTO deliveries (message_id, device_id, outcome, reason)
+                SELECT $2, id, 'failed', 'InternalServerError' FROM devices WHERE app_id = $1 AND id % 10 = 0
+                """, [app.appID, big])
+            try await pool.query("""
+                INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids)
+                SELECT $2, $1, min(id), max(id), array_agg(id ORDER BY id)
+                FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM devices WHERE app_id = $1 AND id % 10 <> 0) sent
+                GROUP BY (n - 1) / 2000
                 """, [app.appID, big])
             try await app.failure(big, reason: "InternalServerError", count: Self.deviceCount / 10)
             try await pool.query("""

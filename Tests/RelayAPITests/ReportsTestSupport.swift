@@ -52,9 +52,16 @@ struct ReportApp {
         return try rows.map { (Int64(try $0.int("id")), try $0.string("rid")) }.sorted { $0.id < $1.id }
     }
 
+    /// Records the device's outcome for the message as the pipeline does: a span holding it
+    /// when sent, a `deliveries` row otherwise.
     func delivery(_ messageID: Int64, device: Int64, outcome: String, reason: String? = nil) async throws {
-        try await relay.pool.query("INSERT INTO deliveries (message_id, device_id, outcome, reason) VALUES ($1, $2, $3, $4)",
-                                   [messageID, device, outcome, reason])
+        if outcome == "sent" {
+            try await relay.pool.query("INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids) VALUES ($1, $2, $3, $3, ARRAY[$3::bigint])",
+                                       [messageID, appID, device])
+        } else {
+            try await relay.pool.query("INSERT INTO deliveries (message_id, device_id, outcome, reason) VALUES ($1, $2, $3, $4)",
+                                       [messageID, device, outcome, reason])
+        }
     }
 
     /// `POST /v3/status/message` as rid → status.

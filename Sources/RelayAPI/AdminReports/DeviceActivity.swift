@@ -7,8 +7,8 @@ import PushCore
 /// `new`: registered for the first time in the bucket (`devices.created_at`, indexed per
 /// app). `active`: registered or delivered to in the bucket, each device once per bucket.
 /// Registrations come from `devices.last_seen_at` (only the latest one is kept), deliveries
-/// from the app's messages that can have been sent in the window (accepted at most the
-/// longest time-to-live before it). It reads rows of the window, not a rollup.
+/// from the spans of the app's messages that can have been sent in the window (accepted at
+/// most the longest time-to-live before it). It reads rows of the window, not a rollup.
 enum DeviceActivity {
     struct Counts: Sendable, Equatable {
         var new = 0
@@ -28,9 +28,10 @@ enum DeviceActivity {
             FROM (SELECT id AS device, last_seen_at AS at FROM devices
                   WHERE app_id = $1 AND last_seen_at >= $2 AND last_seen_at < $3
                   UNION ALL
-                  SELECT x.device_id, x.at FROM messages m JOIN deliveries x ON x.message_id = m.id
+                  SELECT unnest(s.device_ids), s.at FROM messages m
+                  JOIN delivery_spans s ON int8range(s.message_id, s.message_id, '[]') @> m.id
                   WHERE m.app_id = $1 AND m.id >= pushrelay_message_id_at($2::timestamptz - make_interval(secs => $5))
-                    AND m.id < pushrelay_message_id_at($3) AND x.outcome = 'sent' AND x.at >= $2 AND x.at < $3) seen
+                    AND m.id < pushrelay_message_id_at($3) AND s.at >= $2 AND s.at < $3) seen
             GROUP BY 2
             """, [appID, first, last, edges, Double(PushLimits.timeToLive)])
         var counts = Array(repeating: Counts(), count: boundaries.count - 1)

@@ -124,9 +124,9 @@ struct DeviceRepository: Sendable {
     }
 
     /// Online status: seen (registered, or delivered to within the kept deliveries) in the
-    /// last 10 minutes. The last delivery: the spans of the app containing the device's id
-    /// (migration 0023; one GiST probe per day partition), newest first, probed by primary
-    /// key into `deliveries` until one is confirmed — sent, at the span's time.
+    /// last 10 minutes. The last delivery: the spans of the app covering the device's id
+    /// (migration 0023; one GiST probe per day partition), newest first, until one holds the
+    /// id (migration 0025).
     func status(appID: Int64, rids: [String]) async throws -> [String: (online: Bool, lastSeen: String)] {
         try await pool.withConnection { connection in
             let resolved = try Self.resolve(rids, appID: appID, on: connection)
@@ -143,22 +143,20 @@ struct DeviceRepository: Sendable {
     }
 
     /// $1 app, $2 device ids (bigint[]). The span conditions are written as the index
-    /// `delivery_spans_app_ids` is defined. The two inner OFFSET 0 keep the plan a walk down
-    /// the sorted spans with one primary-key probe each, stopped by the LIMIT at the first
-    /// confirmed one, rather than a join that probes every span (or scans deliveries); the
-    /// outer one has `seen` computed once, not once for each use.
+    /// `delivery_spans_app_ids` is defined. The inner OFFSET 0 keeps the plan a walk down the
+    /// app's spans that cover the device, newest first, stopped by the LIMIT at the first that
+    /// holds its id, rather than reading every covering span's ids; the outer one has `seen`
+    /// computed once, not once for each use.
     static let statusSQL = """
         SELECT rid, seen > now() - interval '10 minutes' AS online,
                to_char(seen AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
         FROM (SELECT \(RegistrationID.sql("d.registration_id")) AS rid,
                      greatest(d.last_seen_at, (
-                         SELECT x.at
-                         FROM (SELECT s.message_id, s.at FROM delivery_spans s
+                         SELECT s.at
+                         FROM (SELECT s.at, s.device_ids FROM delivery_spans s
                                WHERE int8range(s.app_id, s.app_id, '[]') @> $1::bigint AND int8range(s.lo, s.hi, '[]') @> d.id
                                ORDER BY s.at DESC OFFSET 0) s
-                         CROSS JOIN LATERAL (SELECT x.at FROM deliveries x
-                                             WHERE x.message_id = s.message_id AND x.device_id = d.id
-                                               AND x.outcome = 'sent' AND x.at = s.at OFFSET 0) x
+                         WHERE d.id = ANY (s.device_ids)
                          LIMIT 1)) AS seen
               FROM devices d WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[]) OFFSET 0) device
         """

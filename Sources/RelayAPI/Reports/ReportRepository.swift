@@ -1,5 +1,6 @@
 import PostgresStore
 import PushCore
+import PushPipeline
 
 /// Reads reports from the counters the pipeline keeps; every statement is a handful of
 /// primary-key probes, however many deliveries a message has, and each is scoped to the
@@ -27,9 +28,10 @@ struct ReportRepository: Sendable {
     static let messageStateSQL = "SELECT state FROM messages WHERE id = $1 AND app_id = $2"
 
     /// Per registration id (`$2`, well-formed ones only): whether it is a device of the app,
-    /// and its outcome for message `$3`.
+    /// and its outcome for message `$3`: its `deliveries` row, else `sent` if a span holds it.
     static let outcomesSQL = """
-        SELECT r.rid, d.id IS NOT NULL AS is_device, o.outcome
+        SELECT r.rid, d.id IS NOT NULL AS is_device,
+               coalesce(o.outcome, CASE WHEN \(DeliverySpans.sentSQL(message: "$3", device: "d.id")) THEN 'sent' END) AS outcome
         FROM unnest($2::text[]) AS r(rid)
         LEFT JOIN devices d ON d.registration_id = r.rid::uuid AND d.app_id = $1
         LEFT JOIN deliveries o ON o.message_id = $3 AND o.device_id = d.id
