@@ -4,8 +4,9 @@ import Synchronization
 
 /// Sends notifications to APNs over a bounded pool of HTTP/2 connections.
 ///
-/// At most `maxInFlight` sends wait for an answer at once; further `send` calls suspend, so
-/// a full APNs pipe slows the caller rather than growing a queue. Requests on a connection
+/// At most `maxInFlight` sends wait for an answer at once, and at most a quarter as many
+/// urgent ones besides; further `send` calls suspend, so a full APNs pipe slows the caller
+/// rather than growing a queue. Requests on a connection
 /// that dies, or that the server refuses or sends GOAWAY past, go out again on another
 /// connection with the same `apns-id`; every `send` returns exactly once.
 public final class APNSClient: Sendable {
@@ -13,6 +14,8 @@ public final class APNSClient: Sendable {
     private let loops: [EventLoop]
     private let pools: [ConnectionPool]
     private let limiter: AsyncLimiter
+    /// The urgent sends' window: they never wait for the others' slots.
+    private let urgentLimiter: AsyncLimiter
     private let counters = StatisticsCounters()
     private let nextPool = Atomic<Int>(0)
     private let isShutDown = Atomic<Bool>(false)
@@ -40,6 +43,7 @@ public final class APNSClient: Sendable {
             tls = try TLSContext(caFile: configuration.caFile, clientCertificatePEM: certificatePEM, clientKeyPEM: keyPEM)
         }
         limiter = AsyncLimiter(limit: configuration.maxInFlight)
+        urgentLimiter = AsyncLimiter(limit: max(1, configuration.maxInFlight / 4))
         let loopCount = min(configuration.eventLoopCount, configuration.maxConnections)
         let logger = logger.with(["component": "apns-client", "apns_host": configuration.host])
         var loops: [EventLoop] = []
@@ -85,8 +89,12 @@ public final class APNSClient: Sendable {
     /// taken a chunk at a time (suspending while the pipe is full, so a large batch is
     /// handed over as answers free room), and each chunk reaches the loop threads in one
     /// hop. Never throws; every notification gets exactly one result.
-    public func send(_ notifications: [APNSNotification]) async -> [APNSResult] {
+    ///
+    /// `urgent` ones (a single user's push) take slots of their own and go out before every
+    /// other waiting notification, however many a broadcast has queued.
+    public func send(_ notifications: [APNSNotification], urgent: Bool = false) async -> [APNSResult] {
         guard !notifications.isEmpty else { return [] }
+        let limiter = urgent ? urgentLimiter : limiter
         let batch = SendBatch(count: notifications.count, limiter: limiter)
         var sendable: [Int] = []
         sendable.reserveCapacity(notifications.count)
@@ -106,7 +114,7 @@ public final class APNSClient: Sendable {
             let granted = await limiter.acquire(upTo: sendable.count - next, atLeast: min(chunk, sendable.count - next))
             let now = monotonicSeconds()
             let requests = sendable[next..<(next + granted)].map { index in
-                PendingRequest(notification: notifications[index], recipient: .batch(batch, index: index), queuedAt: now)
+                PendingRequest(notification: notifications[index], recipient: .batch(batch, index: index), queuedAt: now, urgent: urgent)
             }
             next += granted
             guard !isShutDown.load(ordering: .acquiring) else {
@@ -128,8 +136,9 @@ public final class APNSClient: Sendable {
 
     /// Counters since the client started.
     public var statistics: APNSClientStatistics {
-        let usage = limiter.usage
-        return counters.snapshot(inFlight: usage.inUse, inFlightHighWater: usage.highWater)
+        let (usage, urgent) = (limiter.usage, urgentLimiter.usage)
+        // The two windows' high waters added: a bound, as they need not have peaked together.
+        return counters.snapshot(inFlight: usage.inUse + urgent.inUse, inFlightHighWater: usage.highWater + urgent.highWater)
     }
 
     /// Fails sends that have not gone out, waits for the answers to those that have (at

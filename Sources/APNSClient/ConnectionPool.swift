@@ -19,7 +19,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     private var connections: [APNSConnection] = []
     private let authority: [UInt8]
-    private var pending = Deque<PendingRequest>()
+    private var pending = RequestQueue()
     private var nextConnectionID = 0
     private var dispatchEvent: OpaquePointer?
     private var tickEvent: OpaquePointer?

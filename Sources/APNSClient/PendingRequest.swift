@@ -17,12 +17,15 @@ final class PendingRequest: @unchecked Sendable {
     var retriedWithNewToken = false
     /// When it was queued, in `monotonicSeconds`.
     var queuedAt: Double
+    /// Goes out before every waiting request that is not (`RequestQueue`).
+    let urgent: Bool
     private var recipient: Recipient?
 
-    init(notification: APNSNotification, recipient: Recipient, queuedAt: Double = monotonicSeconds()) {
+    init(notification: APNSNotification, recipient: Recipient, queuedAt: Double = monotonicSeconds(), urgent: Bool = false) {
         self.notification = notification
         self.recipient = recipient
         self.queuedAt = queuedAt
+        self.urgent = urgent
     }
 
     /// Hands the result over; a second call is a bug and is ignored.

@@ -145,7 +145,7 @@ struct ChunkSender: Sendable {
             // A re-leased chunk (after a crash) or a retried device may have been delivered
             // already: those notifications carry the collapse id.
             let resends = Set(round.filter { chunk.leases > 1 || run.isRetry($0) }.map(\.deviceID))
-            let results = await sendRound(round, notification: notification, sender: sender, resends: resends,
+            let results = await sendRound(round, notification: notification, sender: sender, lane: chunk.lane, resends: resends,
                                           appKey: credential.appKey)
             for (target, step) in results { run.record(target, step: step) }
             let (outcomes, retries) = run.takeOutcomes()
@@ -191,9 +191,10 @@ struct ChunkSender: Sendable {
     }
 
     /// Sends a round's notifications as one batch (the client bounds what is in flight) and
-    /// pairs each result with its target.
+    /// pairs each result with its target. The targeted lane's go ahead of the broadcasts'
+    /// waiting in the same client (the same app's).
     private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
-                           resends: Set<Int64>, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
+                           lane: Lane, resends: Set<Int64>, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
         let app = metrics.bounded("app_key", appKey)
         let notifications = targets.map { target in
             let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge,
@@ -205,7 +206,7 @@ struct ChunkSender: Sendable {
             apns.collapseIDOnResend = built.collapseIDOnResend
             return apns
         }
-        let results = await sender.send(notifications)
+        let results = await sender.send(notifications, urgent: lane == .targeted)
         // Counted per kind of answer, not per device: a round is mostly one kind.
         var accepted = 0
         var answers: [APNSResponseLabels.Answer: Int] = [:]

@@ -1,9 +1,10 @@
 import APNSClient
 
 /// What the pipeline needs from an APNs connection: send a round's notifications, get each
-/// one's result in the same order. The one seam between the worker and the client.
+/// one's result in the same order; `urgent` ones (the targeted lane's) go out before the
+/// others waiting. The one seam between the worker and the client.
 public protocol NotificationSender: Sendable {
-    func send(_ notifications: [APNSNotification]) async -> [APNSResult]
+    func send(_ notifications: [APNSNotification], urgent: Bool) async -> [APNSResult]
     func shutdown() async
     /// The connection's counters, when it keeps them (for metrics).
     var statistics: APNSClientStatistics? { get }
@@ -18,8 +19,8 @@ extension NotificationSender {
 struct APNSClientSender: NotificationSender {
     let client: APNSClient
 
-    func send(_ notifications: [APNSNotification]) async -> [APNSResult] {
-        await client.send(notifications)
+    func send(_ notifications: [APNSNotification], urgent: Bool) async -> [APNSResult] {
+        await client.send(notifications, urgent: urgent)
     }
 
     func shutdown() async {

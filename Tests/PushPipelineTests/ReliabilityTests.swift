@@ -42,6 +42,43 @@ import Testing
         }
     }
 
+    /// The broadcasting app's own single-user push does not wait behind its broadcast in the
+    /// APNs client: with APNs answering 50 streams at a time after 20 ms (~2,500/s), the
+    /// 2,000 broadcast notifications the client holds would take ~0.8 s to go first.
+    @Test func aTargetedPushOfTheBroadcastingAppGoesAheadOfItsBroadcast() async throws {
+        let devices = 10_000
+        try await PipelineHarness.with(simulate: { $0.latencyMilliseconds = 20; $0.maxConcurrentStreams = 25 },
+                                       tune: { $0.apnsConnections = 2; $0.slots = 4; $0.targetedSlots = 2 }) { relay in
+            let app = try await relay.createApp("both")
+            let crowd = try await relay.insertDevices(app, count: devices, prefix: "f4")
+            try await relay.tag(crowd, "news", app: app)
+            let user = try await relay.insertDevices(app, count: 1, prefix: "f5")[0]
+            try await relay.pool.query("UPDATE devices SET alias = 'trader_2' WHERE token = $1", [user])
+
+            // To every device but the user's, whose last delivery at the simulator is then the targeted push.
+            let broadcast = try await relay.accepted(app, ["platform": "ios", "audience": ["tag": ["news"]],
+                                                           "notification": ["alert": "news"]])
+            try await poll(timeout: .seconds(60), "the broadcast to fill the client's window") {
+                relay.simulator.stats.accepted >= 1_000 ? true : nil
+            }
+            var latencies: [Duration] = []
+            for round in 0..<3 {
+                let started = ContinuousClock.now
+                let msgID = try await relay.accepted(app, ["platform": "ios", "audience": ["alias": ["trader_2"]],
+                                                           "notification": ["alert": "trade \(round) filled"]])
+                try await poll(timeout: .seconds(30), interval: .milliseconds(2), "the targeted push at the simulator") {
+                    relay.simulator.deliveries(token: user).first?.msgID == msgID ? true : nil
+                }
+                latencies.append(ContinuousClock.now - started)
+            }
+            let state = try await relay.message(broadcast)["state"]
+            #expect(state == "resolving" || state == "sending", "the broadcast was still running")
+            #expect(latencies.allSatisfy { $0 < .milliseconds(400) }, "targeted latencies \(latencies)")
+            try await relay.waitUntilFinished(broadcast, timeout: .seconds(120))
+            #expect(try await relay.sentDevices(broadcast) == (devices, devices))
+        }
+    }
+
     /// Two apps' broadcasts share the broadcast lane chunk by chunk: the second app's
     /// starts long before the first app's has finished.
     @Test func broadcastsOfTwoAppsTakeTurns() async throws {
