@@ -175,9 +175,7 @@ public final class MessageStore: Sendable {
                 """
             let summary = "(SELECT devices FROM summary) AS devices, (SELECT id FROM message) AS accepted_id, (SELECT count(*) FROM notified) AS notified"
             sql = """
-                WITH \(slice), groups AS (
-                    SELECT array_agg(id ORDER BY id) AS ids FROM numbered GROUP BY grp
-                ), summary AS (
+                WITH \(slice), summary AS (
                     SELECT count(*) AS devices, max(id) AS last FROM picked
                 ), message AS (
                     INSERT INTO messages (\(columns), state, target_count, resolve_cursor, chunks_pending)
