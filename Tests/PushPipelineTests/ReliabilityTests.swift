@@ -24,22 +24,30 @@ import Testing
             try await poll(timeout: .seconds(60), "the broadcast to be under way") {
                 relay.simulator.stats.accepted >= 2_000 ? true : nil
             }
-            var latencies: [Duration] = []
-            for round in 0..<3 {
-                let started = ContinuousClock.now
-                let msgID = try await relay.accepted(small, ["platform": "ios", "audience": ["alias": ["trader_1"]],
-                                                             "notification": ["alert": "trade \(round) filled"]])
-                try await poll(timeout: .seconds(10), interval: .milliseconds(2), "the targeted push at the simulator") {
-                    relay.simulator.deliveries(token: user).first?.msgID == msgID ? true : nil
-                }
-                latencies.append(ContinuousClock.now - started)
-            }
-            let state = try await relay.message(broadcast)["state"]
-            #expect(state == "resolving" || state == "sending", "the broadcast was still running")
+            let latencies = try await targetedLatencies(relay, small, alias: "trader_1", token: user, during: broadcast)
             #expect(latencies.allSatisfy { $0 < .seconds(1) }, "targeted latencies \(latencies)")
             try await relay.waitUntilFinished(broadcast, timeout: .seconds(300))
             #expect(try await relay.message(broadcast).int("sent_count") == devices)
         }
+    }
+
+    /// Three single-user pushes to `alias`, one after another, each timed from its acceptance
+    /// until the simulator has it (at `token`), while `broadcast` is still running.
+    private func targetedLatencies(_ relay: PipelineHarness, _ app: PipelineHarness.App, alias: String, token: String,
+                                   during broadcast: Int64) async throws -> [Duration] {
+        var latencies: [Duration] = []
+        for round in 0..<3 {
+            let started = ContinuousClock.now
+            let msgID = try await relay.accepted(app, ["platform": "ios", "audience": ["alias": [alias]],
+                                                       "notification": ["alert": "trade \(round) filled"]])
+            try await poll(timeout: .seconds(30), interval: .milliseconds(2), "the targeted push at the simulator") {
+                relay.simulator.deliveries(token: token).first?.msgID == msgID ? true : nil
+            }
+            latencies.append(ContinuousClock.now - started)
+        }
+        let state = try await relay.message(broadcast)["state"]
+        #expect(state == "resolving" || state == "sending", "the broadcast was still running")
+        return latencies
     }
 
     /// The broadcasting app's own single-user push does not wait behind its broadcast in the
@@ -61,18 +69,7 @@ import Testing
             try await poll(timeout: .seconds(60), "the broadcast to fill the client's window") {
                 relay.simulator.stats.accepted >= 1_000 ? true : nil
             }
-            var latencies: [Duration] = []
-            for round in 0..<3 {
-                let started = ContinuousClock.now
-                let msgID = try await relay.accepted(app, ["platform": "ios", "audience": ["alias": ["trader_2"]],
-                                                           "notification": ["alert": "trade \(round) filled"]])
-                try await poll(timeout: .seconds(30), interval: .milliseconds(2), "the targeted push at the simulator") {
-                    relay.simulator.deliveries(token: user).first?.msgID == msgID ? true : nil
-                }
-                latencies.append(ContinuousClock.now - started)
-            }
-            let state = try await relay.message(broadcast)["state"]
-            #expect(state == "resolving" || state == "sending", "the broadcast was still running")
+            let latencies = try await targetedLatencies(relay, app, alias: "trader_2", token: user, during: broadcast)
             #expect(latencies.allSatisfy { $0 < .milliseconds(400) }, "targeted latencies \(latencies)")
             try await relay.waitUntilFinished(broadcast, timeout: .seconds(120))
             #expect(try await relay.sentDevices(broadcast) == (devices, devices))
