@@ -72,6 +72,31 @@ import Testing
 
     /// The same tokens imported again update the devices (same ids, new tags), and another
     /// app importing those tokens gets devices and tag rows of its own.
+    /// An import that changes a tenth of the device tables, or more, analyzes them, so the
+    /// planner does not take thousands of just-imported devices for a handful (a tag push
+    /// then compared every device with every tagged one); smaller imports leave them alone.
+    @Test func importsBigForTheirTablesRefreshItsStatistics() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            func rows(_ count: Int) -> String {
+                (0..<count).map { _ in "\(DeviceClient.randomToken()),production,,news\n" }.joined()
+            }
+            func estimates() async throws -> [Int] {
+                let row = try await relay.pool.query("""
+                    SELECT (SELECT reltuples::bigint FROM pg_class WHERE oid = 'devices'::regclass) AS devices,
+                           (SELECT reltuples::bigint FROM pg_class WHERE oid = 'device_tags'::regclass) AS tags
+                    """)[0]
+                return [try row.int("devices"), try row.int("tags")]
+            }
+            #expect(try await post(app, rows(5_000), contentType: "text/csv").json["created"] as? Int == 5_000)
+            #expect(try await estimates() == [5_000, 5_000], "analyzed after the first import")
+            #expect(try await post(app, rows(10), contentType: "text/csv").json["created"] as? Int == 10)
+            #expect(try await estimates() == [5_000, 5_000], "ten devices are not worth an analyze")
+            #expect(try await post(app, rows(600), contentType: "text/csv").json["created"] as? Int == 600)
+            #expect(try await estimates() == [5_610, 5_610], "600 are more than a tenth")
+        }
+    }
+
     @Test func reimportUpdatesAndStaysInItsApp() async throws {
         try await RelayHarness.with { relay in
             let a = try await DeviceClient.make(relay), b = try await DeviceClient.make(relay)

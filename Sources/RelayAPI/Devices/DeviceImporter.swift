@@ -54,7 +54,10 @@ struct DeviceImporter: Sendable {
             for await result in group { results.append(result) }
             return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        return try DeviceImportOutcome.decide(parsed: parsed, results: results).get()
+        let summary = try DeviceImportOutcome.decide(parsed: parsed, results: results).get()
+        // The devices are stored whatever becomes of this; autovacuum analyzes them later.
+        try? await DeviceStatistics.refresh(afterChanging: summary.created + summary.updated, pool: pool)
+        return summary
     }
 
     /// The body's ranges, parsed at once on `parsers`, in body order.
