@@ -31,6 +31,11 @@ public struct PostgresRow: Sendable {
         try decode(column, as: "a boolean") { PostgresText.bool($0) }
     }
 
+    /// A `bigint[]` column of one dimension without NULLs.
+    public func bigints(_ column: String) throws -> [Int64] {
+        try decode(column, as: "a bigint array") { PostgresText.bigints(fromArray: $0) }
+    }
+
     /// A `bytea` column (hex output format).
     public func bytes(_ column: String) throws -> [UInt8] {
         try decode(column, as: "bytea in hex format") { PostgresText.bytes(fromByteaHex: $0) }

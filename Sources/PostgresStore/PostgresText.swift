@@ -41,6 +41,37 @@ enum PostgresText {
         }
     }
 
+    /// `bigint[]` output of one dimension (`{1,-2,3}`, `{}`); nil when malformed or when an
+    /// element is NULL. Read byte by byte: a chunk's array holds thousands of ids.
+    static func bigints(fromArray text: String) -> [Int64]? {
+        var text = text
+        return text.withUTF8 { bytes -> [Int64]? in
+            guard bytes.count >= 2, bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
+            var values: [Int64] = []
+            guard bytes.count > 2 else { return values }
+            values.reserveCapacity(bytes.count / 4)
+            var index = 1
+            while true {
+                let negative = bytes[index] == UInt8(ascii: "-")
+                if negative { index += 1 }
+                var magnitude: UInt64 = 0
+                let digitsStart = index
+                while index < bytes.count - 1, case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+                    let (times10, overflowA) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (sum, overflowB) = times10.addingReportingOverflow(UInt64(digit))
+                    guard !overflowA, !overflowB else { return nil }
+                    magnitude = sum
+                    index += 1
+                }
+                guard index > digitsStart, magnitude <= (negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)) else { return nil }
+                values.append(negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(magnitude))
+                if index == bytes.count - 1 { return values }
+                guard bytes[index] == UInt8(ascii: ",") else { return nil }
+                index += 1
+            }
+        }
+    }
+
     /// PostgreSQL's boolean output (`t`/`f`); nil for anything else.
     static func bool(_ text: String) -> Bool? {
         switch text {

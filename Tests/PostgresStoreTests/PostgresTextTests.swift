@@ -16,6 +16,20 @@ struct PostgresTextTests {
         }
     }
 
+    @Test("bigint arrays parse to their ids; malformed or NULL elements are refused")
+    func bigintArrays() {
+        #expect(PostgresText.bigints(fromArray: "{}") == [])
+        #expect(PostgresText.bigints(fromArray: "{7}") == [7])
+        #expect(PostgresText.bigints(fromArray: "{1,-2,30000000000}") == [1, -2, 30_000_000_000])
+        #expect(PostgresText.bigints(fromArray: "{9223372036854775807,-9223372036854775808}") == [.max, .min])
+        let many = Array(Int64(1)...2000)
+        #expect(PostgresText.bigints(fromArray: "{" + many.map(String.init).joined(separator: ",") + "}") == many)
+        for malformed in ["", "{", "}", "{,}", "{1,}", "{,1}", "{1,,2}", "{-}", "{NULL}", "{1,NULL}", "{1 ,2}", "{1}x",
+                          "{9223372036854775808}", "{-9223372036854775809}", "{99999999999999999999}", "{{1}}", "1,2"] {
+            #expect(PostgresText.bigints(fromArray: malformed) == nil, "\(malformed)")
+        }
+    }
+
     @Test("dates format as ISO 8601 UTC with microseconds")
     func timestampFormat() {
         #expect(PostgresText.timestamp(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000Z")

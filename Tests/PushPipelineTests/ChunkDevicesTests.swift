@@ -6,7 +6,7 @@ import TestSupport
 
 /// Reading a chunk's devices: a dense chunk is read as one range of the app's primary key, a
 /// sparse one by a probe per id; both must give every id of the chunk exactly once, and
-/// nothing else in the range.
+/// nothing else in the range; a re-leased chunk only the ids without an outcome.
 @Suite(.serialized) struct ChunkDevicesTests {
     @Test func denseAndSparseChunksReadExactlyTheirDevices() async throws {
         try await TestDatabase.withMigratedPool { try await check($0) }
@@ -62,6 +62,21 @@ import TestSupport
             #expect(read.targets.count == expectedTargets.count)
             #expect(Dictionary(uniqueKeysWithValues: read.unsendable.map { ($0.deviceID, $0.reason ?? "") }) == expectedUnsendable)
             #expect(read.targets.allSatisfy { $0.token.count == 64 })
+            guard isDense else { continue }
+
+            // Leased again (a worker died with it): the devices with an outcome are left out.
+            let sent = mine[0], failed = mine[1]
+            try await pool.query("UPDATE push_chunks SET leases = 2 WHERE id = $1", [leased.id])
+            try await pool.query("INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids) VALUES ($1, $2, $3, $3, ARRAY[$3::bigint])",
+                                 [messageID, app, sent])
+            try await pool.query("INSERT INTO deliveries (message_id, device_id, outcome, reason) VALUES ($1, $2, 'failed', 'BadDeviceToken')",
+                                 [messageID, failed])
+            let again = LeasedChunk(id: leased.id, messageID: messageID, appID: app, lane: .broadcast, leases: 2)
+            let rest = try await pool.withConnection { connection in
+                try LoadedChunk.devices(of: again, environment: "production", on: connection)
+            }
+            #expect(Set(rest.targets.map(\.deviceID)) == expectedTargets.subtracting([sent, failed]))
+            #expect(Dictionary(uniqueKeysWithValues: rest.unsendable.map { ($0.deviceID, $0.reason ?? "") }) == expectedUnsendable)
         }
     }
 
