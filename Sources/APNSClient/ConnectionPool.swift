@@ -113,17 +113,21 @@ final class ConnectionPool: @unchecked Sendable {
         let monotonicNow = monotonicSeconds()
         var candidates = connections.filter(\.hasCapacity)
         for connection in candidates { connection.now = monotonicNow }
+        var used: [APNSConnection] = []
         while !candidates.isEmpty, let request = pending.popFirst() {
             if isExpired(request.notification, now: now) {
                 finish(request, .failed(.expired))
                 continue
             }
             let connection = candidates[0]
-            if !connection.submit(request, token: token, authority: authority) {
+            if connection.submit(request, token: token, authority: authority) {
+                if used.last !== connection { used.append(connection) }
+            } else {
                 pending.prepend(request)
             }
             if !connection.hasCapacity { candidates.removeFirst() }
         }
+        for connection in used { connection.flushSubmitted() }
         if !pending.isEmpty { openConnectionIfAllowed() }
     }
 
