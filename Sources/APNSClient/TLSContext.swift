@@ -20,13 +20,7 @@ final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) == 0 else {
             throw APNSCredentialError.badCertificate("cannot set ALPN")
         }
-        SSL_CTX_set_default_verify_paths(context)
-        if let caFile {
-            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                ERR_clear_error()
-                throw APNSCredentialError.badCertificate("cannot read CA file \(caFile)")
-            }
-        }
+        SSL_CTX_set1_cert_store(context, try TrustStore.shared(caFile: caFile).store)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         if let clientCertificatePEM, let clientKeyPEM {
             try useClientCertificate(clientCertificatePEM, key: clientKeyPEM)
