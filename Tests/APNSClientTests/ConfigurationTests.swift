@@ -51,4 +51,18 @@ import Testing
             try APNSClient(configuration: configuration, logger: Logger(label: "test"))
         }
     }
+
+    /// The CAs are loaded once per configuration and shared by every client's TLS context; a
+    /// CA file that cannot be read is not remembered, so a later client still reports it.
+    @Test func clientsShareOneTrustStorePerCAFile() async throws {
+        #expect(try TrustStore.shared(caFile: nil) === TrustStore.shared(caFile: nil))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let caFile = directory.path("ca.crt")
+        #expect(throws: APNSCredentialError.badCertificate("cannot read CA file \(caFile)")) { try TrustStore.shared(caFile: caFile) }
+        _ = try await ClientBehaviorTests.makeCertificate(directory, name: "ca")
+        let store = try TrustStore.shared(caFile: caFile)
+        #expect(try TrustStore.shared(caFile: caFile) === store)
+        #expect(try TrustStore.shared(caFile: nil) !== store)
+    }
 }
