@@ -97,9 +97,9 @@ import TestSupport
                                         now() + interval '1 hour', 1 FROM app RETURNING id)
                 INSERT INTO push_chunks (message_id, app_id, lane, device_ids, leases)
                 SELECT message.id, (SELECT id FROM app), 'targeted', (SELECT array_agg(id ORDER BY id) || 999999999::bigint FROM device), 1
-                FROM message RETURNING id, message_id, app_id, device_ids::text AS ids
+                FROM message RETURNING id, message_id, app_id, device_ids AS ids
                 """).first!
-            let ids = try setup.string("ids").dropFirst().dropLast().split(separator: ",").map { Int64($0)! }
+            let ids = try setup.bigints("ids")
             // The chunk was leased once before: its first device was sent to, its second refused.
             try await pool.query("INSERT INTO delivery_spans (message_id, app_id, lo, hi, device_ids) VALUES ($1, $2, $3, $3, ARRAY[$3::bigint])",
                                  [Int64(try setup.int("message_id")), Int64(try setup.int("app_id")), ids[0]])

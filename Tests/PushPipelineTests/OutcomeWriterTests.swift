@@ -24,9 +24,9 @@ import TestSupport
                                     now() + interval '1 hour', 1 FROM app RETURNING id)
             INSERT INTO push_chunks (message_id, app_id, lane, device_ids, state, lease_owner, leases)
             SELECT message.id, (SELECT id FROM app), 'broadcast', (SELECT array_agg(id ORDER BY id) FROM device), 'leased', 'me', 1
-            FROM message RETURNING message_id, id, app_id, device_ids::text AS ids
+            FROM message RETURNING message_id, id, app_id, device_ids AS ids
             """, [devices]).first!
-        let ids = try messageID.string("ids").dropFirst().dropLast().split(separator: ",").map { Int64($0)! }
+        let ids = try messageID.bigints("ids")
         let chunk = LeasedChunk(id: Int64(try messageID.int("id")), messageID: Int64(try messageID.int("message_id")),
                                 appID: Int64(try messageID.int("app_id")), lane: .broadcast, leases: 1)
         return (chunk, ids)
