@@ -56,11 +56,11 @@ public final class MessageStore: Sendable {
     public func accept(appID: Int64, request: PushRequest, body: [UInt8]) async throws -> Accepted {
         let bodyText = String(decoding: body, as: UTF8.self)
         let handoff = request.platform.includesIOS && request.audience.isTargeted ? worker?.reserveHandoff() : nil
-        var handed: (chunk: LeasedChunk, loaded: LoadedChunk)?
-        // The reserved slot gets the chunk, or is given back (nothing leased, or a failure).
-        defer { if handoff != nil { worker?.take(handed) } }
-        let accepted: Accepted
-        (accepted, handed) = try await pool.withConnection { [self] connection in
+        // The reserved slot gets the chunk as soon as the statement returns, on the pool's
+        // thread (sending does not wait for this task to resume), or is given back here when
+        // nothing was leased or the statement failed.
+        defer { handoff?.settle(nil) }
+        return try await pool.withConnection { [self] connection in
             // A msg_id drawn twice across processes (1 in 1024 nodes, same millisecond and
             // sequence) hits the primary key: draw again.
             var attempt = 0
@@ -68,13 +68,14 @@ public final class MessageStore: Sendable {
                 attempt += 1
                 let id = nextMessageID()
                 do {
-                    return try accept(id: id, appID: appID, request: request, body: bodyText, handoff: handoff, on: connection)
+                    let (accepted, handed) = try accept(id: id, appID: appID, request: request, body: bodyText, handoff: handoff, on: connection)
+                    handoff?.settle(handed)
+                    return accepted
                 } catch PostgresError.server(let state, let message) where state == "23505" && message.contains("messages_pkey") && attempt < 5 {
                     continue
                 }
             }
         }
-        return accepted
     }
 
     /// Persists a validated push on `connection`, inside the caller's transaction: the

@@ -194,13 +194,13 @@ public final class PushWorker: Sendable {
     /// no NOTIFY, wake-up and lease between. nil when every slot is busy or the worker stops.
     func reserveHandoff() -> Handoff? {
         guard !isStopping, scheduler.withLock({ $0.reserve(.targeted) }) else { return nil }
-        return Handoff(owner: queue.owner, leaseSeconds: queue.leaseSeconds)
+        return Handoff(worker: self)
     }
 
     /// The reserved slot's chunk, leased to this worker and read by the accepting statement:
     /// sent now. `nil` (nothing was leased: nobody matched, a shared cid, a broken credential)
     /// gives the slot back.
-    func take(_ handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
+    fileprivate func take(_ handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
         guard let handed else {
             scheduler.withLock { $0.finished(.targeted) }
             targetedWake.signal()
@@ -209,9 +209,24 @@ public final class PushWorker: Sendable {
         start(handed.chunk, loaded: handed.loaded)
     }
 
-    /// What the accepting statement leases a chunk to.
-    struct Handoff: Sendable {
-        var owner: String
-        var leaseSeconds: Int
+    /// A reserved targeted slot: what the accepting statement leases a chunk to, and the way
+    /// the chunk (or nothing) comes back to the worker, exactly once.
+    final class Handoff: Sendable {
+        let owner: String
+        let leaseSeconds: Int
+        private let worker: PushWorker
+        private let settled = Atomic<Bool>(false)
+
+        fileprivate init(worker: PushWorker) {
+            owner = worker.queue.owner
+            leaseSeconds = worker.queue.leaseSeconds
+            self.worker = worker
+        }
+
+        /// Starts the leased chunk, or gives the slot back (`nil`); later calls do nothing.
+        func settle(_ handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
+            guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            worker.take(handed)
+        }
     }
 }
