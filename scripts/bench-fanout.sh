@@ -186,8 +186,10 @@ section=$(cat <<MD
 ## Fan-out
 
 \`make bench-fanout\` (= \`swift build -c release && scripts/with-test-postgres.sh scripts/bench-fanout.sh\`,
-SIZES="$SIZES"), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)); the load
-average (1, 5, 15 min) before each broadcast is in the table: other work shares this machine.
+SIZES="$SIZES"), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m), Linux $(uname -r),
+\`kernel.sched_autogroup_enabled\` = $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo absent): see
+docs/scaling.md, "The targeted tail"); the load average (1, 5, 15 min) before each broadcast is
+in the table: other work shares this machine.
 One \`pushrelay serve\` (release build, every role, defaults: $APNS_CONNECTIONS APNs connections,
 chunks of $(default_of PUSHRELAY_CHUNK_SIZE), broadcast slots $(default_of PUSHRELAY_WORKER_SLOTS)) sends to \`pushrelay apns-sim\` (JWT checked, nothing recorded) over TLS and
 HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same box.
