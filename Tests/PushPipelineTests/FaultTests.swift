@@ -276,8 +276,11 @@ import TestSupport
             #expect(finishedAt.timeIntervalSince(expiresAt) < 5, "counted expired soon after the TTL")
             let attempts = relay.simulator.stats.streams
             let perDevice = Double(attempts) / Double(devices)
-            // Backoff from 100 ms doubling to a 10 s cap: about log2(ttl / 0.1) + ttl / 10 tries.
-            #expect(perDevice >= 2, "it did retry")
+            // Backoff from 100 ms doubling to a 10 s cap allows about log2(ttl / 0.1) + ttl / 10
+            // tries, but each 503 also retires its connection, and a new one starts with few
+            // streams: how many tries fit depends on the handshakes' speed (4.6 a device on one
+            // host, 1.4-2.0 on one half as fast). Without retries it would be exactly 1.
+            #expect(perDevice > 1.1, "it did retry")
             #expect(perDevice <= Double(ttl) + 8, "\(perDevice) attempts per device in \(ttl) s")
             try await Task.sleep(for: .seconds(1))
             #expect(relay.simulator.stats.streams == attempts, "no attempt after the message finished")
