@@ -46,10 +46,13 @@ struct LoadedChunk: Sendable {
     /// device found (`chunk_id` NULL), so the message body is not repeated on every device's
     /// row. `leased` names the lease's rows (id, message_id, app_id, leases, device_ids);
     /// `messages` where the message is read: the table, or the rows the same statement
-    /// inserted it with.
-    static func leasedRowsSQL(leased: String, messages: String) -> String {
+    /// inserted it with. `madeHere`: the chunks were made by the same statement, so every id
+    /// is to send, and the statement leaves out a re-lease's look-up of outcomes: planned and
+    /// started against every day partition, it was 0.55 ms of the accepting statement's 1.26
+    /// (median) in a new database, and ~1 ms of 1.6-2.0 with 37 more days of partitions.
+    static func leasedRowsSQL(leased: String, messages: String, madeHere: Bool = false) -> String {
         """
-        SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, \(contextColumns), \(idsToSendSQL("l")) AS ids,
+        SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, \(contextColumns), \(madeHere ? "l.device_ids" : idsToSendSQL("l")) AS ids,
                NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge, NULL::text AS device_environment, NULL::boolean AS active
         FROM \(leased) l JOIN \(messages) m ON m.id = l.message_id JOIN apps a ON a.id = l.app_id
         LEFT JOIN apns_credentials k ON k.app_id = l.app_id

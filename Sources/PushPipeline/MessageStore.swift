@@ -191,7 +191,7 @@ public final class MessageStore: Sendable {
                 )
                 \(handoff == nil ? "SELECT \(summary)" : """
                     SELECT s.*, r.* FROM (SELECT \(summary)) s
-                    LEFT JOIN (\(LoadedChunk.leasedRowsSQL(leased: "leased", messages: "message"))) r ON true
+                    LEFT JOIN (\(LoadedChunk.leasedRowsSQL(leased: "leased", messages: "message", madeHere: true))) r ON true
                     """)
                 """
         }
