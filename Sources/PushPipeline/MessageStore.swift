@@ -191,14 +191,14 @@ public final class MessageStore: Sendable {
                 )
                 \(handoff == nil ? "SELECT \(summary)" : """
                     SELECT s.*, r.* FROM (SELECT \(summary)) s
-                    LEFT JOIN (\(LoadedChunk.leasedRowsSQL(leased: "leased", messages: "message", madeHere: true))) r ON true
+                    LEFT JOIN (\(LoadedChunk.leasedRowsSQL(leased: "leased", messages: "message"))) r ON true
                     """)
                 """
         }
         let rows = Array(try connection.preparedQuery(byText: sql, parameters))
         let row = rows.first
         if row?["accepted_id"] != nil {
-            return (Accepted(msgID: id, sendno: request.options.sendno, isNew: true), handoff == nil ? nil : try LoadedChunk.leased(from: rows))
+            return (Accepted(msgID: id, sendno: request.options.sendno, isNew: true), handoff == nil ? nil : try LoadedChunk.leased(from: rows, on: connection))
         }
         // Not inserted: the same cid committed meanwhile (its answer is ours), or nobody matched.
         if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
