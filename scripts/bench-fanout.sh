@@ -3,7 +3,8 @@
 # whole relay (release build, `serve` with every role) to the APNs simulator, beside h2load
 # to the same simulator in the same run; writes "## Fan-out" of docs/benchmarks.md.
 #   SIZES="100000 1000000" APNS_CONNECTIONS=2 scripts/with-test-postgres.sh scripts/bench-fanout.sh
-# For each size: delivered/s (accepted → message done) vs h2load's rate (ratio), targeted
+# For each size, ROUNDS broadcasts (medians reported): delivered/s (accepted → message done)
+# vs h2load's rate (the mean of a run just before and one just after; their ratio), targeted
 # latency (accepted → outcome recorded, from the database's own timestamps) p50/p99 idle
 # and during the broadcast, and the admin report's latency for the broadcast message.
 # Then pushes accepted/s through the API (wrk), and the relay's peak RSS (VmHWM).
@@ -16,6 +17,7 @@ STREAMS=${STREAMS:-100}
 TARGETED=${TARGETED:-50}      # targeted pushes measured idle, one after another
 INTERVAL=${INTERVAL:-0.02}    # seconds between targeted pushes during a broadcast
 BUSY_LIMIT=${BUSY_LIMIT:-2000} # at most that many of them per broadcast
+ROUNDS=${ROUNDS:-3}           # broadcasts per size; the table gives medians
 bin=.build/release/pushrelay
 doc=${BENCH_DOC:-docs/benchmarks.md}
 [ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 1; }
@@ -93,6 +95,7 @@ wait_done() {  # wait_done MSG_ID TIMEOUT_SECONDS
 }
 # percentiles MSG_IDS… → "p50 p99" in ms of accepted (messages.created_at) → outcome recorded (delivery_spans.at).
 percentiles() {
+  [ $# -gt 0 ] || { echo "- -"; return; }
   local ids; ids=$(IFS=,; echo "$*")
   sql "SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' ||
               round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ms))::numeric, 1)
@@ -136,6 +139,9 @@ PY
     sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p'
 }
 
+# median VALUES… → their median (values that are not numbers, "-" for none, left out).
+median() { printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 rows=()
 inserted=0
 for size in $SIZES; do
@@ -145,24 +151,34 @@ for size in $SIZES; do
   inserted=$size
   sql "VACUUM ANALYZE devices"
   load_before=$(load)
-  h2load=$(h2load_rate "$size")
-  msg=$(push "$big_auth" '{"platform":"ios","audience":"all","notification":{"alert":"news"}}')
-  # Targeted pushes while the broadcast runs, one every $INTERVAL s over a kept-alive connection.
-  mapfile -t busy_ids < <(python3 scripts/bench/targeted.py "$base" "$small_auth" "$admin" "$msg" "$INTERVAL" "$BUSY_LIMIT")
-  wait_done "$msg" 1800
-  for id in "${busy_ids[@]}"; do wait_done "$id" 60; done
-  # Only those accepted while the broadcast still ran (the script notices its end late).
-  [ ${#busy_ids[@]} -eq 0 ] || mapfile -t busy_ids < <(sql "SELECT id FROM messages WHERE id IN ($(IFS=,; echo "${busy_ids[*]}"))
-    AND created_at < (SELECT finished_at FROM messages WHERE id = $msg)")
-  read -r sent seconds <<<"$(sql "SELECT sent_count, extract(epoch FROM finished_at - created_at) FROM messages WHERE id = $msg" | tr '|' ' ')"
-  rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
-  ratio=$(awk -v a="$rate" -v b="$h2load" 'BEGIN { printf "%.2f", a / b }')
-  read -r busy_p50 busy_p99 <<<"$(percentiles "${busy_ids[@]}")"
+  rates=() references=() ratios=() p50s=() p99s=() counts=()
+  for round in $(seq 1 "$ROUNDS"); do
+    # h2load just before and just after the broadcast: their mean is the reference, so a
+    # host whose speed drifts (a shared machine) moves both sides of the ratio alike.
+    h2load_before=$(h2load_rate "$size")
+    msg=$(push "$big_auth" '{"platform":"ios","audience":"all","notification":{"alert":"news"}}')
+    # Targeted pushes while the broadcast runs, one every $INTERVAL s over a kept-alive connection.
+    mapfile -t busy_ids < <(python3 scripts/bench/targeted.py "$base" "$small_auth" "$admin" "$msg" "$INTERVAL" "$BUSY_LIMIT")
+    wait_done "$msg" 1800
+    for id in "${busy_ids[@]}"; do wait_done "$id" 60; done
+    h2load_after=$(h2load_rate "$size")
+    # Only those accepted while the broadcast still ran (the script notices its end late).
+    [ ${#busy_ids[@]} -eq 0 ] || mapfile -t busy_ids < <(sql "SELECT id FROM messages WHERE id IN ($(IFS=,; echo "${busy_ids[*]}"))
+      AND created_at < (SELECT finished_at FROM messages WHERE id = $msg)")
+    read -r sent seconds <<<"$(sql "SELECT sent_count, extract(epoch FROM finished_at - created_at) FROM messages WHERE id = $msg" | tr '|' ' ')"
+    rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
+    h2load=$(awk -v a="$h2load_before" -v b="$h2load_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')
+    ratio=$(awk -v a="$rate" -v b="$h2load" 'BEGIN { printf "%.2f", a / b }')
+    read -r busy_p50 busy_p99 <<<"$(percentiles "${busy_ids[@]}")"
+    rates+=("$rate") references+=("$h2load") ratios+=("$ratio") p50s+=("$busy_p50") p99s+=("$busy_p99") counts+=("${#busy_ids[@]}")
+    echo "$size devices, round $round: $sent sent in ${seconds}s = $rate/s; h2load $h2load_before/s before, $h2load_after/s after; ratio $ratio; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes)" >&2
+  done
   report_ms=$(curl -sf -o /dev/null -w '%{time_total}' "$base/admin/v1/messages/$msg" -H "Authorization: Bearer $admin" |
     awk '{ printf "%.1f", $1 * 1000 }')
   rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status")
-  echo "$size devices: $sent sent in ${seconds}s = $rate/s; h2load $h2load/s; ratio $ratio; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes); report ${report_ms} ms; VmHWM $rss MiB; load $load_before" >&2
-  rows+=("| $size | $rate | $(printf '%.0f' "$h2load") | **$ratio** | $busy_p50 / $busy_p99 (${#busy_ids[@]}) | $report_ms | $rss | $load_before |")
+  pushes=$(IFS=+; echo $((${counts[*]})))
+  echo "$size devices: median ratio $(median "${ratios[@]}"), median targeted p99 $(median "${p99s[@]}") ms; report ${report_ms} ms; VmHWM $rss MiB; load $load_before" >&2
+  rows+=("| $size | $(printf '%.0f' "$(median "${rates[@]}")") | $(printf '%.0f' "$(median "${references[@]}")") | **$(median "${ratios[@]}")** ($(IFS=/; echo "${ratios[*]}" | sed 's|/| / |g')) | $(median "${p50s[@]}") / **$(median "${p99s[@]}")** ($(IFS=/; echo "${p99s[*]}" | sed 's|/| / |g'); $pushes) | $report_ms | $rss | $load_before |")
 done
 
 # Pushes accepted per second through the API (each one targeted, stored and then sent).
@@ -196,7 +212,8 @@ HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same
 
 - **delivered/s**: devices sent ÷ (message finished − accepted), audience resolution included.
 - **h2load**: \`h2load -n SIZE -c $APNS_CONNECTIONS -m $STREAMS -H apns-topic/push-type/priority/authorization -d payload -i uris\`
-  to the same simulator, one distinct token per request, just before the broadcast.
+  to the same simulator, one distinct token per request, just before and just after each
+  broadcast; the reference is their mean.
 - **targeted**: a push to one alias of another app every $INTERVAL s while the broadcast runs
   (\`scripts/bench/targeted.py\`, one kept-alive connection; only pushes accepted before the
   broadcast finished are counted);
@@ -206,7 +223,10 @@ HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same
 - **report**: \`GET /admin/v1/messages/{msg_id}\` of the broadcast after it finished (curl's total time).
 - **RSS**: the relay's VmHWM (peak resident set) from /proc after the broadcast.
 
-| devices | delivered/s | h2load/s | ratio | targeted p50 / p99 ms during (pushes) | report ms | peak RSS MiB | load avg |
+$ROUNDS broadcasts of each size, one after another: each figure is the median of the $ROUNDS,
+with every round's ratio and targeted p99 in brackets.
+
+| devices | delivered/s | h2load/s | ratio (rounds) | targeted p50 / p99 ms during (rounds' p99; pushes) | report ms | peak RSS MiB | load avg before |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 $(printf '%s\n' "${rows[@]}")
 
