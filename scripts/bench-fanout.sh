@@ -220,7 +220,7 @@ HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same
   latency from accepted (\`messages.created_at\`) to its APNs answer recorded
   (\`delivery_spans.at\`), both the database's clock. Idle ($TARGETED pushes one after another):
   p50 **$idle_p50 ms**, p99 **$idle_p99 ms**.
-- **report**: \`GET /admin/v1/messages/{msg_id}\` of the broadcast after it finished (curl's total time).
+- **report**: \`GET /admin/v1/messages/{msg_id}\` of the last broadcast of the size, after it finished (curl's total time).
 - **RSS**: the relay's VmHWM (peak resident set) from /proc after the broadcast.
 
 $ROUNDS broadcasts of each size, one after another: each figure is the median of the $ROUNDS,
