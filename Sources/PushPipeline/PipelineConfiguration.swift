@@ -42,7 +42,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
         public var description: String
     }
 
-    /// The variables, for `pushrelay help` and the README.
+    /// The variables, for `pushrelay help` and docs/configuration.md.
     public static let variables: [(name: String, meaning: String)] = [
         ("PUSHRELAY_WORKER_SLOTS", "broadcast and tag chunks a worker sends at once (default 2 per core, at least 4)"),
         ("PUSHRELAY_WORKER_TARGETED_SLOTS", "alias and registration_id chunks it sends at once beside them (default 8 times the slots)"),

@@ -46,7 +46,7 @@ public struct RelayConfiguration: Sendable, Equatable {
         public var description: String
     }
 
-    /// The variables the relay reads, each with its meaning, for `pushrelay help` and the README.
+    /// The variables the relay reads, each with its meaning, for `pushrelay help` and docs/configuration.md.
     public static let variables: [(name: String, meaning: String)] = [
         ("PUSHRELAY_LISTEN", "host:port the API listens on (default 127.0.0.1:8080)"),
         ("PUSHRELAY_THREADS", "HTTP event-loop threads (default: one per core)"),

@@ -6,7 +6,7 @@ import FoundationNetworking
 import PostgresStore
 import Testing
 
-/// Lanes: the fairness README states (crash safety is in FaultTests), under `make test` at reduced sizes
+/// Lanes: the fairness docs/architecture.md states (crash safety is in FaultTests), under `make test` at reduced sizes
 /// and at the sizes with PUSHRELAY_PIPELINE_FULL=1.
 @Suite(.serialized) struct ReliabilityTests {
     /// One app's big broadcast fills the broadcast lane; another app's single-user push

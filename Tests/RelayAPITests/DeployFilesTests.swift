@@ -60,11 +60,11 @@ import TestSupport
 
     // MARK: Configuration and commands
 
-    @Test func everyVariableInTheDeployFilesIsOneTheRelayReadsAndTheReadmeDocuments() throws {
+    @Test func everyVariableInTheDeployFilesIsOneTheRelayReadsAndTheConfigurationPageDocuments() throws {
         let variable = try Regex("PUSHRELAY_[A-Z0-9_]+")
         func names(_ text: String) -> Set<String> { Set(text.matches(of: variable).map { String(text[$0.range]) }) }
         let known = names(try Tool.run(TestProcess.binary().path, ["help"]).checked().output)
-        let documented = names(try Self.text("README.md").split(separator: "\n")
+        let documented = names(try Self.text("docs/configuration.md").split(separator: "\n")
             .filter { $0.hasPrefix("| `PUSHRELAY_") }.map { String($0.split(separator: "|").first ?? "") }.joined(separator: "\n"))
         try #require(known.count >= 10, "pushrelay help lists too few variables: \(known.sorted())")
         var used = 0
@@ -72,7 +72,7 @@ import TestSupport
             for name in names(try Self.text(file)).sorted() {
                 used += 1
                 #expect(known.contains(name), "\(file) names \(name), which `pushrelay help` does not list")
-                #expect(documented.contains(name), "\(file) names \(name), which the README's configuration table does not list")
+                #expect(documented.contains(name), "\(file) names \(name), which the configuration table in docs/configuration.md does not list")
             }
         }
         #expect(used > 0)
