@@ -93,6 +93,8 @@ enum ServeCommand {
                 dependencies.rateLimits = RateLimitSettings(
                     defaultPerMinute: environment.configuration.rateLimitPerMinute,
                     authFailuresPerMinute: environment.configuration.authFailuresPerMinute)
+                dependencies.trustedProxies = environment.configuration.trustedProxies
+                dependencies.metricsToken = environment.configuration.metricsToken
                 let configuration = environment.configuration
                 var serverConfiguration = HTTPServerConfiguration()
                 serverConfiguration.host = configuration.listenHost

@@ -10,13 +10,17 @@ struct AdminAuthorizer: Sendable {
     }
 
     func authorize(_ authorization: String?) throws(JPushError) {
-        guard let authorization,
-              authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
+        guard let presented = Self.bearerToken(authorization) else {
             throw JPushError.authenticationFailed("admin API needs Authorization: Bearer <admin token>")
         }
-        let presented = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
         guard Digest.constantTimeEqual(Array(presented.utf8), token) else {
             throw JPushError.authenticationFailed("admin token is wrong")
         }
+    }
+
+    /// The token of `Authorization: Bearer <token>`, nil for any other header.
+    static func bearerToken(_ authorization: String?) -> String? {
+        guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return nil }
+        return authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
     }
 }

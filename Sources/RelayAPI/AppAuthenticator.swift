@@ -17,6 +17,9 @@ public struct AuthenticatedApp: Sendable, Equatable {
 /// Every request reads the app's current hash (one indexed lookup), so a rotated or deleted
 /// secret stops working at once on every node. What is cached is only the outcome of the
 /// slow hash for that exact stored hash and presented secret, for `cacheTTL`.
+///
+/// An unknown app key costs the same slow hash as a wrong secret (against a fixed hash of
+/// the same parameters), so the time of a refusal does not tell which app keys exist.
 final class AppAuthenticator: Sendable {
     private struct Verified {
         var appID: Int64
@@ -30,23 +33,36 @@ final class AppAuthenticator: Sendable {
     private let cacheTTL: Duration
     private let cacheLimit = 10_000
     private let verified = Mutex<[String: Verified]>([:])
+    private let verify: @Sendable (_ secret: String, _ storedHash: String) -> Bool
 
-    init(pool: PostgresPool, slowWork: SlowWork, cacheTTL: Duration) {
+    /// A hash no secret is expected to match, made like every stored one (made once, on the
+    /// first unknown key).
+    static let unknownKeyHash = SecretHasher.hash("pushrelay: no app has this key")
+
+    /// - Parameters:
+    ///   - verify: the slow hash check; tests count its calls.
+    init(pool: PostgresPool, slowWork: SlowWork, cacheTTL: Duration,
+         verify: @escaping @Sendable (_ secret: String, _ storedHash: String) -> Bool = { SecretHasher.verify($0, against: $1) }) {
         self.pool = pool
         self.slowWork = slowWork
         self.cacheTTL = cacheTTL
+        self.verify = verify
     }
 
     /// - Parameters:
-    ///   - authorization: the request's `Authorization` header.
+    ///   - credentials: the request's Basic credentials, nil when it has none.
     ///   - failure: the 401 to answer, in the calling route family's code (1004, 7004, 3001, 8101).
-    func authenticate(_ authorization: String?, failure: JPushError) async throws -> AuthenticatedApp {
-        guard let credentials = BasicCredentials(authorization: authorization),
-              AppKey.isWellFormed(credentials.user), !credentials.password.isEmpty else {
+    func authenticate(_ credentials: BasicCredentials?, failure: JPushError) async throws -> AuthenticatedApp {
+        guard let credentials, AppKey.isWellFormed(credentials.user), !credentials.password.isEmpty else {
             throw failure
         }
-        let rows = try await pool.query("SELECT id, secret_hash, rate_limit_per_minute FROM apps WHERE app_key = $1", [credentials.user])
-        guard let row = rows.first else { throw failure }
+        let verify = verify
+        let password = credentials.password
+        let rows = try await pool.preparedQuery("pushrelay_app_credentials", Self.credentialsSQL, [credentials.user])
+        guard let row = rows.first else {
+            _ = await slowWork.run { verify(password, Self.unknownKeyHash) }
+            throw failure
+        }
         let appID = Int64(try row.int("id"))
         let storedHash = try row.string("secret_hash")
         let rateLimit = row["rate_limit_per_minute"].flatMap { Int($0) }
@@ -58,8 +74,7 @@ final class AppAuthenticator: Sendable {
             return entry.storedHash == storedHash && entry.presentedDigest == digest && now - entry.at < cacheTTL
         }
         if !cached {
-            let password = credentials.password
-            let ok = await slowWork.run { SecretHasher.verify(password, against: storedHash) }
+            let ok = await slowWork.run { verify(password, storedHash) }
             guard ok else { throw failure }
             let limit = cacheLimit
             verified.withLock { entries in
@@ -69,6 +84,8 @@ final class AppAuthenticator: Sendable {
         }
         return AuthenticatedApp(id: appID, appKey: credentials.user, rateLimitPerMinute: rateLimit)
     }
+
+    static let credentialsSQL = "SELECT id, secret_hash, rate_limit_per_minute FROM apps WHERE app_key = $1"
 
     /// Drops what is cached for an app whose secret changed or which was deleted.
     func forget(appKey: String) {

@@ -24,6 +24,10 @@ public struct RelayAPIDependencies: Sendable {
     public var metrics: MetricsRegistry = .shared
     /// The per-app request limit and the per-address limit on failed authentications.
     public var rateLimits = RateLimitSettings()
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` name the client (`ClientAddressResolver`).
+    public var trustedProxies: [IPNetwork] = []
+    /// The bearer token `/metrics` asks for; nil serves it to loopback clients only.
+    public var metricsToken: String?
     /// The API listener speaks HTTPS itself: dashboard cookies are marked `Secure`.
     public var servesTLS = false
     /// The worker of this process (role `all`): a targeted push of one chunk is leased to it
@@ -73,6 +77,7 @@ struct RouteContext: Sendable {
     let slowWork: SlowWork
     let messages: MessageStore
     let rateLimiter: RateLimiter
+    let authenticationGate: AuthenticationGate
 
     var logger: Logger { dependencies.logger }
 
@@ -84,14 +89,25 @@ struct RouteContext: Sendable {
         slowWork = SlowWork()
         messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize, worker: dependencies.worker)
         rateLimiter = RateLimiter(settings: dependencies.rateLimits, clock: dependencies.clock)
+        authenticationGate = AuthenticationGate(limiter: rateLimiter, resolver: ClientAddressResolver(trustedProxies: dependencies.trustedProxies),
+                                                tokenFailureDelay: dependencies.rateLimits.tokenFailureDelay)
         appAuthenticator = AppAuthenticator(pool: dependencies.pool, slowWork: slowWork, cacheTTL: dependencies.authCacheTTL)
     }
 
-    /// A route under `/admin/v1`: the admin token is checked before the body runs.
+    /// A route under `/admin/v1`: the admin token is checked before the body runs, under the
+    /// failure limit for (client address, admin token).
     func adminHandler(_ body: @escaping @Sendable (HTTPRequest, RouteParameters) async throws -> HTTPResponse) -> Router.Handler {
         let admin = admin
+        let gate = authenticationGate
         return handler(logger) { request, parameters in
-            try admin.authorize(request.headers["authorization"])
+            let attempt = gate.attempt(request, as: .admin)
+            if let refused = gate.refusal(attempt) { return .tooManyFailures(refused) }
+            do {
+                try admin.authorize(request.headers["authorization"])
+            } catch {
+                await gate.tokenFailed(attempt)
+                throw error
+            }
             return try await body(request, parameters)
         }
     }
@@ -99,26 +115,28 @@ struct RouteContext: Sendable {
     /// A `/v3` route: Basic `app_key:master_secret` is checked first; `failure` is the 401 in
     /// the route family's code.
     ///
-    /// A client address past its failed authentications this minute is answered 429/2002
-    /// before its credentials are checked. An authenticated request counts against its app's
-    /// limit (429/2002 past it), and its response carries the `X-Rate-Limit-*` headers.
+    /// A client address past its failed authentications this minute for the app key it
+    /// presents is answered 429/2002 with `Retry-After` before its credentials are checked.
+    /// An authenticated request counts against its app's limit (429/2002 past it), and its
+    /// response carries the `X-Rate-Limit-*` headers.
     func appHandler(
         failure: JPushError = .authenticationFailed("authentication failed: Basic app_key:master_secret required"),
         _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
     ) -> Router.Handler {
         let authenticator = appAuthenticator
         let limiter = rateLimiter
+        let gate = authenticationGate
         let logger = logger
         return { request, parameters in
-            guard limiter.mayAuthenticate(address: request.remoteAddress) else {
-                return .error(RateLimiter.tooManyFailures())
-            }
+            let credentials = BasicCredentials(authorization: request.headers["authorization"])
+            let attempt = gate.attempt(request, as: .app(credentials.map(\.user).flatMap { AppKey.isWellFormed($0) ? $0 : nil } ?? ""))
+            if let refused = gate.refusal(attempt) { return .tooManyFailures(refused) }
             let app: AuthenticatedApp
             do {
-                app = try await authenticator.authenticate(request.headers["authorization"], failure: failure)
+                app = try await authenticator.authenticate(credentials, failure: failure)
             } catch {
                 if let refused = error as? JPushError, refused == failure {
-                    limiter.recordAuthenticationFailure(address: request.remoteAddress)
+                    gate.secretFailed(attempt)
                 }
                 return .error(jpushError(for: error, logger: logger.with(["request_id": request.requestID])))
             }

@@ -36,6 +36,10 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var rateLimitPerMinute: Int = 600_000
     /// Failed authentications per minute per client address before it is answered 429 unchecked.
     public var authFailuresPerMinute: Int = 60
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` name the client; nobody's by default.
+    public var trustedProxies: [IPNetwork] = []
+    /// The bearer token `/metrics` asks for; nil serves it to loopback clients only.
+    public var metricsToken: String?
     /// PEM certificate (chain) and key for HTTPS on the API listener; both or neither.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
@@ -69,7 +73,9 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_RATE_LIMIT_PER_MINUTE", "/v3 requests per minute per app key, unless set per app through the admin API (default 600000)"),
         ("PUSHRELAY_TLS_CERT", "PEM certificate (chain) for HTTPS on the API listener; with PUSHRELAY_TLS_KEY (default: plain HTTP)"),
         ("PUSHRELAY_TLS_KEY", "PEM private key of PUSHRELAY_TLS_CERT"),
-        ("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", "failed authentications per minute per client address before 429 (default 60)"),
+        ("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", "failed authentications per minute per client address and app key (or admin token) before 429 (default 60)"),
+        ("PUSHRELAY_TRUSTED_PROXIES", "addresses/CIDRs of proxies whose X-Forwarded-For / Forwarded name the client, comma-separated (default: none)"),
+        ("PUSHRELAY_METRICS_TOKEN", "bearer token /metrics asks for (at least 16 characters); unset: /metrics answers loopback clients only"),
     ]
 
     public static func parse(_ environment: [String: String]) throws(Error) -> RelayConfiguration {
@@ -140,12 +146,31 @@ public struct RelayConfiguration: Sendable, Equatable {
         if let raw = value("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE") {
             configuration.authFailuresPerMinute = try positive("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", raw, max: 1_000_000_000)
         }
+        if let raw = value("PUSHRELAY_TRUSTED_PROXIES") {
+            configuration.trustedProxies = try parseNetworks("PUSHRELAY_TRUSTED_PROXIES", raw)
+        }
+        configuration.metricsToken = value("PUSHRELAY_METRICS_TOKEN")
+        if let token = configuration.metricsToken, token.utf8.count < 16 {
+            throw Error(description: "PUSHRELAY_METRICS_TOKEN must be at least 16 characters")
+        }
         configuration.tlsCertificatePath = value("PUSHRELAY_TLS_CERT")
         configuration.tlsKeyPath = value("PUSHRELAY_TLS_KEY")
         guard (configuration.tlsCertificatePath == nil) == (configuration.tlsKeyPath == nil) else {
             throw Error(description: "PUSHRELAY_TLS_CERT and PUSHRELAY_TLS_KEY go together: set both or neither")
         }
         return configuration
+    }
+
+    /// Addresses and CIDR blocks separated by commas and/or spaces.
+    static func parseNetworks(_ name: String, _ raw: String) throws(Error) -> [IPNetwork] {
+        var networks: [IPNetwork] = []
+        for item in raw.split(whereSeparator: { $0 == "," || $0 == " " }) {
+            guard let network = IPNetwork(item) else {
+                throw Error(description: "\(name) must list addresses or CIDR blocks (e.g. 10.0.0.0/8, ::1), got \"\(item)\"")
+            }
+            networks.append(network)
+        }
+        return networks
     }
 
     /// `https://host[:port]`, nothing after the authority but an optional `/`: the client

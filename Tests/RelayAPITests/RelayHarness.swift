@@ -30,7 +30,8 @@ final class RelayHarness: Sendable {
 
     static func start(connectionString: String? = nil, maxBodySize: Int = 1 << 20,
                       rateLimits: RateLimitSettings = RateLimitSettings(),
-                      logger: Logger = TestDatabase.quietLogger) async throws -> RelayHarness {
+                      logger: Logger = TestDatabase.quietLogger,
+                      tune: (inout RelayAPIDependencies) -> Void = { _ in }) async throws -> RelayHarness {
         let url: String
         if let connectionString { url = connectionString } else { url = try await TestDatabase.fresh() }
         var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 4)
@@ -41,6 +42,7 @@ final class RelayHarness: Sendable {
         var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken,
                                                 logger: logger, authCacheTTL: .seconds(60))
         dependencies.rateLimits = rateLimits
+        tune(&dependencies)
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         configuration.threads = 2
@@ -54,8 +56,9 @@ final class RelayHarness: Sendable {
     /// Runs `body` against a fresh relay and always stops it afterwards.
     static func with(maxBodySize: Int = 1 << 20, rateLimits: RateLimitSettings = RateLimitSettings(),
                      logger: Logger = TestDatabase.quietLogger,
+                     tune: (inout RelayAPIDependencies) -> Void = { _ in },
                      _ body: (RelayHarness) async throws -> Void) async throws {
-        let relay = try await start(maxBodySize: maxBodySize, rateLimits: rateLimits, logger: logger)
+        let relay = try await start(maxBodySize: maxBodySize, rateLimits: rateLimits, logger: logger, tune: tune)
         do {
             try await body(relay)
         } catch {

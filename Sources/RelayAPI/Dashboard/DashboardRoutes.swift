@@ -7,13 +7,18 @@ import RelayCrypto
 /// `/dashboard`: the web dashboard, server-rendered HTML with a little script, behind a
 /// login with the admin token. Pages answer 303 to the login page without a session;
 /// state-changing forms (test push, logout) need the session's CSRF token and, when the
-/// browser sends one, an `Origin` of this host.
+/// browser sends one, an `Origin` of this host. A session is a signed cookie whose row in
+/// `dashboard_sessions` is still there: logout deletes it, and a new admin token changes
+/// the signing key, so either ends the session on every node. Login attempts count against
+/// the admin token's failure limit (`AuthenticationGate`).
 struct DashboardRoutes: Sendable {
     let context: RouteContext
 
     func register(in router: inout Router) {
         let servesTLS = context.dependencies.servesTLS
         let key = DashboardSession.Key(adminToken: context.dependencies.adminToken)
+        let sessions = DashboardSessionStore(pool: context.dependencies.pool)
+        let gate = context.authenticationGate
         let adminToken = Array(context.dependencies.adminToken.utf8)
         let reports = AdminReportRepository(pool: context.dependencies.pool)
         let data = DashboardData(pool: context.dependencies.pool, reports: reports)
@@ -22,16 +27,24 @@ struct DashboardRoutes: Sendable {
         let context = context
 
         router.add("GET", "/dashboard/login", page { request, _ in
-            if Self.session(request, key: key) != nil { return Self.redirect("/dashboard") }
+            if try await Self.session(request, key: key, sessions: sessions) != nil { return Self.redirect("/dashboard") }
             return Self.html(200, DashboardPages.login(error: nil))
         })
 
         router.add("POST", "/dashboard/login", page { request, _ in
+            let attempt = gate.attempt(request, as: .admin)
+            if let refused = gate.refusal(attempt) {
+                var response = Self.html(429, DashboardPages.login(error: "Too many wrong tokens from this address; try again in \(refused.resetSeconds) s."))
+                response.headers.add(name: "Retry-After", value: String(refused.resetSeconds))
+                return response
+            }
             let token = FormBody.parse(request.body)["token"] ?? ""
             guard Digest.constantTimeEqual(Array(token.utf8), adminToken) else {
+                await gate.tokenFailed(attempt)
                 return Self.html(401, DashboardPages.login(error: "That is not the admin token."))
             }
             let session = DashboardSession.issue(now: Date())
+            try await sessions.open(session)
             var response = Self.redirect("/dashboard")
             let secure = servesTLS || request.headers["x-forwarded-proto"]?.lowercased() == "https" ? "; Secure" : ""
             response.headers.add(name: "Set-Cookie", value: "\(DashboardSession.cookieName)=\(session.cookieValue(key)); Path=/dashboard; "
@@ -39,7 +52,8 @@ struct DashboardRoutes: Sendable {
             return response
         })
 
-        router.add("POST", "/dashboard/logout", loggedIn(key, changesState: true) { _, _, _ in
+        router.add("POST", "/dashboard/logout", loggedIn(key, changesState: true) { _, _, session in
+            try await sessions.close(session)
             var response = Self.redirect("/dashboard/login")
             response.headers.add(name: "Set-Cookie", value: "\(DashboardSession.cookieName)=; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0")
             return response
@@ -79,7 +93,7 @@ struct DashboardRoutes: Sendable {
         })
 
         router.add("GET", "/dashboard/api/messages/{msg_id}", handler(context.logger) { request, parameters in
-            guard Self.session(request, key: key) != nil else {
+            guard try await Self.session(request, key: key, sessions: sessions) != nil else {
                 throw JPushError.authenticationFailed("log in to the dashboard first")
             }
             let raw = parameters["msg_id"] ?? ""
@@ -134,8 +148,9 @@ struct DashboardRoutes: Sendable {
     /// same-origin `Origin`.
     private func loggedIn(_ key: DashboardSession.Key, changesState: Bool = false,
                           _ body: @escaping @Sendable (HTTPRequest, RouteParameters, DashboardSession) async throws -> HTTPResponse) -> Router.Handler {
-        page { request, parameters in
-            guard let session = Self.session(request, key: key) else { return Self.redirect("/dashboard/login") }
+        let sessions = DashboardSessionStore(pool: context.dependencies.pool)
+        return page { request, parameters in
+            guard let session = try await Self.session(request, key: key, sessions: sessions) else { return Self.redirect("/dashboard/login") }
             if changesState {
                 guard Self.sameOrigin(request), session.checkCSRF(FormBody.parse(request.body)["csrf"], key: key) else {
                     return Self.html(403, DashboardPages.error("This form has expired or did not come from this dashboard; reload the page and try again.",
@@ -146,8 +161,11 @@ struct DashboardRoutes: Sendable {
         }
     }
 
-    static func session(_ request: HTTPRequest, key: DashboardSession.Key) -> DashboardSession? {
-        DashboardSession.cookie(in: request.headers["cookie"]).flatMap { DashboardSession.verify($0, key: key, now: Date()) }
+    /// The request's session: a cookie with a good MAC, not expired, not logged out.
+    static func session(_ request: HTTPRequest, key: DashboardSession.Key, sessions: DashboardSessionStore) async throws -> DashboardSession? {
+        guard let session = DashboardSession.cookie(in: request.headers["cookie"]).flatMap({ DashboardSession.verify($0, key: key, now: Date()) }),
+              try await sessions.isOpen(session) else { return nil }
+        return session
     }
 
     /// No `Origin` (older browsers, curl), or one naming this host.

@@ -2,9 +2,10 @@ import Foundation
 import RelayCrypto
 
 /// The dashboard's login session as a signed cookie: `v1.<expiry>.<nonce>.<mac>`, the MAC an
-/// HMAC-SHA256 under a key derived from the admin token. Nothing is stored server-side, so
-/// every API node accepts it, a restart keeps it, and changing the admin token ends every
-/// session. The CSRF token of a session is derived from its nonce the same way.
+/// HMAC-SHA256 under a key derived from the admin token, so changing the admin token ends
+/// every session. The session is also a row in PostgreSQL (`DashboardSessionStore`) until
+/// logout, so every API node accepts it, a restart keeps it, and a logout ends it
+/// everywhere. The CSRF token of a session is derived from its nonce the same way.
 struct DashboardSession: Sendable, Equatable {
     static let cookieName = "pushrelay_session"
     static let lifetime: TimeInterval = 12 * 3600

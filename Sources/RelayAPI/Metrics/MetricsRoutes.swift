@@ -4,7 +4,8 @@ import RelayCore
 
 /// `GET /metrics`: Prometheus text. What was counted as it happened, plus readings taken
 /// now: the push queue per lane (one query over the queue's partial indexes), messages in
-/// progress, and the database pool. Open like `/healthz`: it shows app keys, never secrets.
+/// progress, and the database pool. It names app keys (never secrets), so it is served to
+/// the holder of the metrics token, or without one to this machine only (`MetricsAccess`).
 struct MetricsRoutes: Sendable {
     let context: RouteContext
 
@@ -12,7 +13,19 @@ struct MetricsRoutes: Sendable {
         let pool = context.dependencies.pool
         let registry = context.dependencies.metrics
         let logger = context.logger
-        router.add("GET", "/metrics", { _, _ in
+        let access = MetricsAccess(token: context.dependencies.metricsToken)
+        let gate = context.authenticationGate
+        router.add("GET", "/metrics", { request, _ in
+            let attempt = gate.attempt(request, as: .metrics)
+            if let refused = gate.refusal(attempt) { return .tooManyFailures(refused) }
+            switch access.verdict(peer: request.remoteAddress, headers: request.headers) {
+            case .allowed: break
+            case .wrongToken:
+                await gate.tokenFailed(attempt)
+                return .error(MetricsAccess.wrongTokenError)
+            case .notLoopback:
+                return .error(MetricsAccess.notLoopbackError)
+            }
             var families = registry.snapshot()
             do {
                 families += try await QueueMetrics.read(pool)

@@ -35,18 +35,25 @@ struct GroupPushRoutes: Sendable {
         })
 
         let limiter = context.rateLimiter
+        let gate = context.authenticationGate
         router.add("POST", "/v3/grouppush", handler(context.logger) { request, _ in
-            guard limiter.mayAuthenticate(address: request.remoteAddress) else { throw RateLimiter.tooManyFailures() }
+            let credentials = BasicCredentials(authorization: request.headers["authorization"])
+            let groupKey = credentials.flatMap { $0.user.hasPrefix("group-") ? String($0.user.dropFirst("group-".count)) : nil }
+                .flatMap { AppKey.isWellFormed($0) ? $0 : nil }
+            let attempt = gate.attempt(request, as: .app(groupKey.map { "group-" + $0 } ?? ""))
+            if let refused = gate.refusal(attempt) { return .tooManyFailures(refused) }
             let failure = JPushError.authenticationFailed("authentication failed: Basic group-<group_key>:<group_secret> required")
             func refuse() -> JPushError {
-                limiter.recordAuthenticationFailure(address: request.remoteAddress)
+                gate.secretFailed(attempt)
                 return failure
             }
-            guard let credentials = BasicCredentials(authorization: request.headers["authorization"]),
-                  credentials.user.hasPrefix("group-"), !credentials.password.isEmpty else { throw refuse() }
-            let groupKey = String(credentials.user.dropFirst("group-".count))
-            guard AppKey.isWellFormed(groupKey), let group = try await groups.find(groupKey: groupKey) else { throw refuse() }
+            guard let credentials, let groupKey, !credentials.password.isEmpty else { throw refuse() }
             let password = credentials.password
+            guard let group = try await groups.find(groupKey: groupKey) else {
+                // The same slow hash as a wrong secret: the answer's time does not tell which group keys exist.
+                _ = await slowWork.run { SecretHasher.verify(password, against: AppAuthenticator.unknownKeyHash) }
+                throw refuse()
+            }
             guard await slowWork.run({ SecretHasher.verify(password, against: group.secretHash) }) else { throw refuse() }
             // A group key has its own counter at the default limit, beside its apps' counters.
             let decision = limiter.takeRequest(appKey: credentials.user, limit: nil)

@@ -3,18 +3,50 @@ import HTTPServer
 import RelayCore
 import Synchronization
 
-/// How many `/v3` requests an app and failed authentications a client address may make.
+/// How many `/v3` requests an app may make, and how many failed authentications a client
+/// address may make for one app key (or the admin or metrics token).
 public struct RateLimitSettings: Sendable, Equatable {
     /// Requests per minute per app key for apps without a limit of their own.
     public var defaultPerMinute: Int
-    /// Failed authentications per minute per client address; past it the address is answered
-    /// 429 before its credentials are even checked.
+    /// Failed authentications per minute per client address and app key (or token); past it
+    /// that pair is answered 429 with `Retry-After` before its credentials are even checked.
     public var authFailuresPerMinute: Int
+    /// How long a wrong admin or metrics token (or dashboard login) waits for its 401: the
+    /// request's task sleeps, no thread or loop is held.
+    public var tokenFailureDelay: Duration
 
     public init(defaultPerMinute: Int = RelayConfiguration().rateLimitPerMinute,
-                authFailuresPerMinute: Int = RelayConfiguration().authFailuresPerMinute) {
+                authFailuresPerMinute: Int = RelayConfiguration().authFailuresPerMinute,
+                tokenFailureDelay: Duration = .milliseconds(250)) {
         self.defaultPerMinute = defaultPerMinute
         self.authFailuresPerMinute = authFailuresPerMinute
+        self.tokenFailureDelay = tokenFailureDelay
+    }
+}
+
+/// What failed authentications are counted by: the client's address and what it tried to
+/// authenticate as, so a client behind the same address (a NAT, a proxy) that gets another
+/// app's secret wrong never locks this app out.
+struct AuthenticationAttempt: Sendable, Hashable {
+    enum Subject: Sendable, Hashable {
+        /// The app key (or `group-<group key>`) presented; "" for credentials too malformed to name one.
+        case app(String)
+        case admin
+        case metrics
+    }
+
+    var client: IPAddress?
+    var subject: Subject
+
+    /// The counter's key. An IPv6 client counts by its /64: one host usually holds a whole
+    /// /64, and would otherwise get a fresh counter per address.
+    var key: String {
+        let address = client.map { $0.isIPv4 ? $0.description : $0.masked(to: 64).description + "/64" } ?? ""
+        switch subject {
+        case .app(let key): return "\(address) app \(key)"
+        case .admin: return "\(address) admin"
+        case .metrics: return "\(address) metrics"
+        }
     }
 }
 
@@ -39,31 +71,26 @@ final class RateLimiter: Sendable {
         return requests.withLock { $0.take(appKey, limit: limit, now: now) }
     }
 
-    /// Whether `address` may still try to authenticate this minute.
-    func mayAuthenticate(address: String) -> Bool {
+    /// Whether the attempt's client may still try this minute, and when its window ends.
+    func mayAuthenticate(_ attempt: AuthenticationAttempt) -> FixedWindowCounter.Decision {
         let now = now
         let limit = settings.authFailuresPerMinute
-        return authFailures.withLock { $0.check(Self.host(address), limit: limit, now: now).allowed }
+        return authFailures.withLock { $0.check(attempt.key, limit: limit, now: now) }
     }
 
-    func recordAuthenticationFailure(address: String) {
+    func recordAuthenticationFailure(_ attempt: AuthenticationAttempt) {
         let now = now
         let limit = settings.authFailuresPerMinute
-        _ = authFailures.withLock { $0.take(Self.host(address), limit: limit, now: now) }
-    }
-
-    /// "host:port" → host: every connection of one client shares its counter.
-    static func host(_ address: String) -> String {
-        guard let colon = address.lastIndex(of: ":") else { return address }
-        return String(address[..<colon])
+        _ = authFailures.withLock { $0.take(attempt.key, limit: limit, now: now) }
     }
 
     static func tooManyRequests() -> JPushError {
         JPushError(status: 429, code: 2002, message: "API call frequency exceeded, see X-Rate-Limit-Reset")
     }
 
-    static func tooManyFailures() -> JPushError {
-        JPushError(status: 429, code: 2002, message: "too many failed authentications from this address, try again in a minute")
+    static func tooManyFailures(_ decision: FixedWindowCounter.Decision) -> JPushError {
+        JPushError(status: 429, code: 2002,
+                   message: "too many failed authentications from this address, try again in \(decision.resetSeconds) s (Retry-After)")
     }
 }
 
@@ -74,5 +101,12 @@ extension HTTPResponse {
         headers.replaceOrAdd(name: "X-Rate-Limit-Quota", value: String(decision.limit))
         headers.replaceOrAdd(name: "X-Rate-Limit-Remaining", value: String(decision.remaining))
         headers.replaceOrAdd(name: "X-Rate-Limit-Reset", value: String(decision.resetSeconds))
+    }
+
+    /// The 429 of a client past its failed authentications, with `Retry-After` in seconds.
+    static func tooManyFailures(_ decision: FixedWindowCounter.Decision) -> HTTPResponse {
+        var response = HTTPResponse.error(RateLimiter.tooManyFailures(decision))
+        response.headers.replaceOrAdd(name: "Retry-After", value: String(decision.resetSeconds))
+        return response
     }
 }

@@ -1,0 +1,35 @@
+import HTTPServer
+import RelayCore
+
+/// The failure limit around every credential check (app secrets, group secrets, the admin
+/// token, the dashboard login, the metrics token): a client past its failures for that
+/// subject this minute is answered 429 with `Retry-After` before anything is checked, and
+/// each failure is counted. A wrong token also waits `tokenFailureDelay` for its answer,
+/// as a token compares in microseconds where a secret's slow hash takes milliseconds.
+struct AuthenticationGate: Sendable {
+    let limiter: RateLimiter
+    let resolver: ClientAddressResolver
+    let tokenFailureDelay: Duration
+
+    func attempt(_ request: HTTPRequest, as subject: AuthenticationAttempt.Subject) -> AuthenticationAttempt {
+        AuthenticationAttempt(client: resolver.client(of: request), subject: subject)
+    }
+
+    /// Nil when the attempt may go ahead; otherwise the window that refuses it, for the
+    /// 429's `Retry-After`.
+    func refusal(_ attempt: AuthenticationAttempt) -> FixedWindowCounter.Decision? {
+        let decision = limiter.mayAuthenticate(attempt)
+        return decision.allowed ? nil : decision
+    }
+
+    /// Counts a failed app or group secret.
+    func secretFailed(_ attempt: AuthenticationAttempt) {
+        limiter.recordAuthenticationFailure(attempt)
+    }
+
+    /// Counts a wrong token, then waits before the caller answers.
+    func tokenFailed(_ attempt: AuthenticationAttempt) async {
+        limiter.recordAuthenticationFailure(attempt)
+        try? await Task.sleep(for: tokenFailureDelay)
+    }
+}
