@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5))) func specAndRelayAgree() async throws {
-        try await RelayHarness.with(rateLimits: .init(defaultPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000)) { relay in
+        try await RelayHarness.with(rateLimits: .init(defaultPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000, tokenFailureDelay: .zero)) { relay in
             let app = try await relay.createApp("schemathesis")
             let device = DeviceClient(relay: relay, key: app.key, secret: app.secret)
             _ = try await device.register(extra: ["alias": "alice", "tags": ["vip"]])

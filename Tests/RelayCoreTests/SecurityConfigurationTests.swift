@@ -1,7 +1,7 @@
 import Testing
 @testable import RelayCore
 
-/// The security variables: rate limits and the TLS files.
+/// The security variables: rate limits, trusted proxies, the metrics token and the TLS files.
 @Suite struct SecurityConfigurationTests {
     @Test func rateLimitsDefaultGenerouslyAndParse() throws {
         let defaults = try RelayConfiguration.parse([:])
@@ -24,5 +24,20 @@ import Testing
         for name in ["PUSHRELAY_RATE_LIMIT_PER_MINUTE", "PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", "PUSHRELAY_TLS_CERT", "PUSHRELAY_TLS_KEY"] {
             #expect(names.contains(name))
         }
+    }
+
+    @Test func trustedProxiesAndTheMetricsTokenParse() throws {
+        let defaults = try RelayConfiguration.parse([:])
+        #expect(defaults.trustedProxies.isEmpty && defaults.metricsToken == nil)
+        let set = try RelayConfiguration.parse(["PUSHRELAY_TRUSTED_PROXIES": "10.0.0.0/8, ::1 192.0.2.7",
+                                                "PUSHRELAY_METRICS_TOKEN": "metrics-token-0123456789"])
+        #expect(set.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1/128", "192.0.2.7/32"])
+        #expect(set.metricsToken == "metrics-token-0123456789")
+        for bad in ["10.0.0.0/33", "proxy.internal", "10.0.0.1/8/8"] {
+            #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_TRUSTED_PROXIES": bad]) }
+        }
+        #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_METRICS_TOKEN": "short"]) }
+        let names = RelayConfiguration.variables.map(\.name)
+        #expect(names.contains("PUSHRELAY_TRUSTED_PROXIES") && names.contains("PUSHRELAY_METRICS_TOKEN"))
     }
 }
