@@ -87,6 +87,16 @@ final class AppAuthenticator: Sendable {
 
     static let credentialsSQL = "SELECT id, secret_hash, rate_limit_per_minute FROM apps WHERE app_key = $1"
 
+    /// Whether these credentials were verified within the cache's time (their app's hash
+    /// may have changed since: `authenticate` still decides).
+    func recentlyVerified(_ credentials: BasicCredentials) -> Bool {
+        let digest = Digest.sha256(Array(credentials.password.utf8))
+        let now = ContinuousClock.now
+        return verified.withLock { entries in
+            entries[credentials.user].map { $0.presentedDigest == digest && now - $0.at < cacheTTL } ?? false
+        }
+    }
+
     /// Drops what is cached for an app whose secret changed or which was deleted.
     func forget(appKey: String) {
         _ = verified.withLock { $0.removeValue(forKey: appKey) }

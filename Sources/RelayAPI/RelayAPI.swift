@@ -116,7 +116,9 @@ struct RouteContext: Sendable {
     /// the route family's code.
     ///
     /// A client address past its failed authentications this minute for the app key it
-    /// presents is answered 429/2002 with `Retry-After` before its credentials are checked.
+    /// presents, or past its failed secrets over every key (unless its credentials were
+    /// verified recently), is answered 429/2002 with `Retry-After` before its credentials
+    /// are checked.
     /// An authenticated request counts against its app's limit (429/2002 past it), and its
     /// response carries the `X-Rate-Limit-*` headers.
     func appHandler(
@@ -130,7 +132,9 @@ struct RouteContext: Sendable {
         return { request, parameters in
             let credentials = BasicCredentials(authorization: request.headers["authorization"])
             let attempt = gate.attempt(request, as: .app(credentials.map(\.user).flatMap { AppKey.isWellFormed($0) ? $0 : nil } ?? ""))
-            if let refused = gate.refusal(attempt) { return .tooManyFailures(refused) }
+            if let refused = gate.secretRefusal(attempt, recentlyVerified: { credentials.map(authenticator.recentlyVerified) ?? false }) {
+                return .tooManyFailures(refused)
+            }
             let app: AuthenticatedApp
             do {
                 app = try await authenticator.authenticate(credentials, failure: failure)

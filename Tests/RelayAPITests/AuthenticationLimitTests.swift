@@ -37,6 +37,27 @@ import Testing
         }
     }
 
+    /// A client trying a fresh app key each time (each an unknown key's slow hash) runs into
+    /// its address's budget over every key; an app whose credentials were verified recently
+    /// from that address goes on, one not seen yet waits for the next minute.
+    @Test func freshKeysEachTimeRunIntoTheAddressBudget() async throws {
+        let limits = RateLimitSettings(defaultPerMinute: 1000, authFailuresPerMinute: 100, secretFailuresPerMinutePerAddress: 3)
+        try await RelayHarness.with(rateLimits: limits) { relay in
+            let warm = try await relay.createApp("already talking")
+            let cold = try await relay.createApp("first request after the flood")
+            #expect(try await relay.request("GET", "/v3/push/cid", auth: .basic(warm.key, warm.secret)).status == 200)
+            var statuses: [Int] = []
+            for n in 0..<4 {
+                let key = String(format: "%024x", 0xabc000 + n)
+                statuses.append(try await relay.request("GET", "/v3/push/cid", auth: .basic(key, "guess")).status)
+            }
+            #expect(statuses == [401, 401, 401, 429], "\(statuses)")
+            #expect(try await relay.request("GET", "/v3/push/cid", auth: .basic(warm.key, warm.secret)).status == 200)
+            let refused = try await relay.request("GET", "/v3/push/cid", auth: .basic(cold.key, cold.secret))
+            #expect(refused.status == 429 && refused.headers["retry-after"] != nil)
+        }
+    }
+
     /// Wrong admin tokens wait for their 401 and, past the limit, get 429 with Retry-After
     /// even with the right token; the dashboard login shares that counter.
     @Test func adminTokenGuessesAreSlowedAndLimited() async throws {

@@ -41,7 +41,7 @@ struct GroupPushRoutes: Sendable {
             let groupKey = credentials.flatMap { $0.user.hasPrefix("group-") ? String($0.user.dropFirst("group-".count)) : nil }
                 .flatMap { AppKey.isWellFormed($0) ? $0 : nil }
             let attempt = gate.attempt(request, as: .app(groupKey.map { "group-" + $0 } ?? ""))
-            if let refused = gate.refusal(attempt) { return .tooManyFailures(refused) }
+            if let refused = gate.secretRefusal(attempt, recentlyVerified: { false }) { return .tooManyFailures(refused) }
             let failure = JPushError.authenticationFailed("authentication failed: Basic group-<group_key>:<group_secret> required")
             func refuse() -> JPushError {
                 gate.secretFailed(attempt)

@@ -6,6 +6,10 @@ import RelayCore
 /// subject this minute is answered 429 with `Retry-After` before anything is checked, and
 /// each failure is counted. A wrong token also waits `tokenFailureDelay` for its answer,
 /// as a token compares in microseconds where a secret's slow hash takes milliseconds.
+///
+/// Every secret checked costs a slow hash, an unknown key's too, and a client could try a
+/// fresh key each time: so an address's failed secrets over every key together have a
+/// larger budget as well, past which only credentials verified recently are checked.
 struct AuthenticationGate: Sendable {
     let limiter: RateLimiter
     let resolver: ClientAddressResolver
@@ -22,9 +26,19 @@ struct AuthenticationGate: Sendable {
         return decision.allowed ? nil : decision
     }
 
+    /// Like `refusal`, for a secret check: also refused when the address is past its
+    /// failed secrets over every key, unless `recentlyVerified` (such credentials are
+    /// answered from the auth cache without a slow hash, so a neighbour's flood does not
+    /// lock out an app already talking to the relay).
+    func secretRefusal(_ attempt: AuthenticationAttempt, recentlyVerified: () -> Bool) -> FixedWindowCounter.Decision? {
+        if let refused = refusal(attempt) { return refused }
+        let decision = limiter.maySpendSecretCheck(attempt)
+        return decision.allowed || recentlyVerified() ? nil : decision
+    }
+
     /// Counts a failed app or group secret.
     func secretFailed(_ attempt: AuthenticationAttempt) {
-        limiter.recordAuthenticationFailure(attempt)
+        limiter.recordSecretFailure(attempt)
     }
 
     /// Counts a wrong token, then waits before the caller answers.

@@ -11,15 +11,21 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// Failed authentications per minute per client address and app key (or token); past it
     /// that pair is answered 429 with `Retry-After` before its credentials are even checked.
     public var authFailuresPerMinute: Int
+    /// Failed app and group secrets per minute per client address over every key together
+    /// (each costs a slow hash, an unknown key too); past it only credentials verified within
+    /// the auth cache's time are still checked. Ten times `authFailuresPerMinute` unless set.
+    public var secretFailuresPerMinutePerAddress: Int
     /// How long a wrong admin or metrics token (or dashboard login) waits for its 401: the
     /// request's task sleeps, no thread or loop is held.
     public var tokenFailureDelay: Duration
 
     public init(defaultPerMinute: Int = RelayConfiguration().rateLimitPerMinute,
                 authFailuresPerMinute: Int = RelayConfiguration().authFailuresPerMinute,
+                secretFailuresPerMinutePerAddress: Int? = nil,
                 tokenFailureDelay: Duration = .milliseconds(250)) {
         self.defaultPerMinute = defaultPerMinute
         self.authFailuresPerMinute = authFailuresPerMinute
+        self.secretFailuresPerMinutePerAddress = secretFailuresPerMinutePerAddress ?? authFailuresPerMinute * 10
         self.tokenFailureDelay = tokenFailureDelay
     }
 }
@@ -38,10 +44,14 @@ struct AuthenticationAttempt: Sendable, Hashable {
     var client: IPAddress?
     var subject: Subject
 
-    /// The counter's key. An IPv6 client counts by its /64: one host usually holds a whole
-    /// /64, and would otherwise get a fresh counter per address.
+    /// The client's counter key over every subject. An IPv6 client counts by its /64: one
+    /// host usually holds a whole /64, and would otherwise get a fresh counter per address.
+    var address: String {
+        client.map { $0.isIPv4 ? $0.description : $0.masked(to: 64).description + "/64" } ?? ""
+    }
+
+    /// The counter's key: the address and the subject.
     var key: String {
-        let address = client.map { $0.isIPv4 ? $0.description : $0.masked(to: 64).description + "/64" } ?? ""
         switch subject {
         case .app(let key): return "\(address) app \(key)"
         case .admin: return "\(address) admin"
@@ -56,6 +66,7 @@ final class RateLimiter: Sendable {
     private let clock: @Sendable () -> Date
     private let requests = Mutex(FixedWindowCounter(capacity: 100_000))
     private let authFailures = Mutex(FixedWindowCounter(capacity: 100_000))
+    private let secretFailuresByAddress = Mutex(FixedWindowCounter(capacity: 100_000))
 
     init(settings: RateLimitSettings, clock: @escaping @Sendable () -> Date) {
         self.settings = settings
@@ -82,6 +93,21 @@ final class RateLimiter: Sendable {
         let now = now
         let limit = settings.authFailuresPerMinute
         _ = authFailures.withLock { $0.take(attempt.key, limit: limit, now: now) }
+    }
+
+    /// Whether the attempt's client may still have a secret checked this minute, over every key.
+    func maySpendSecretCheck(_ attempt: AuthenticationAttempt) -> FixedWindowCounter.Decision {
+        let now = now
+        let limit = settings.secretFailuresPerMinutePerAddress
+        return secretFailuresByAddress.withLock { $0.check(attempt.address, limit: limit, now: now) }
+    }
+
+    /// Counts a failed app or group secret against both its pair and its address.
+    func recordSecretFailure(_ attempt: AuthenticationAttempt) {
+        recordAuthenticationFailure(attempt)
+        let now = now
+        let limit = settings.secretFailuresPerMinutePerAddress
+        _ = secretFailuresByAddress.withLock { $0.take(attempt.address, limit: limit, now: now) }
     }
 
     static func tooManyRequests() -> JPushError {
