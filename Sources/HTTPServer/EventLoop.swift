@@ -40,6 +40,8 @@ final class EventLoop: @unchecked Sendable {
     private var wake: OpaquePointer?
     /// Activated when connections were accepted, to adopt them once evhttp has set them up.
     private var adopt: OpaquePointer?
+    /// Activated when the screen rejected a request, to answer it once libevent is done with it.
+    private var rejectWake: OpaquePointer?
     private var boundSocket: OpaquePointer?
     private let inbox = Mutex<[Message]>([])
 
@@ -47,6 +49,8 @@ final class EventLoop: @unchecked Sendable {
     /// Bufferevents of connections accepted in this pass of the loop, not adopted yet
     /// (each holds a reference of ours, so it outlives an early close).
     private var accepted: [OpaquePointer] = []
+    /// Connections whose request the screen rejected, not answered yet.
+    private var rejected: [TrackedConnection] = []
     /// Open connections, by `evhttp_connection`.
     private var connections: [OpaquePointer: TrackedConnection] = [:]
     private var nextID: UInt64 = 0
@@ -90,6 +94,14 @@ final class EventLoop: @unchecked Sendable {
             throw .setupFailed("event_new")
         }
         self.adopt = adopt
+        guard let rejectWake = event_new(base, -1, 0, httpRejectCallback, me) else {
+            event_free(adopt)
+            event_free(wake)
+            evhttp_free(http)
+            event_base_free(base)
+            throw .setupFailed("event_new")
+        }
+        self.rejectWake = rejectWake
 
         evhttp_set_max_body_size(http, Int(context.configuration.maxBodySize))
         evhttp_set_max_headers_size(http, 64 * 1024)
@@ -133,12 +145,18 @@ final class EventLoop: @unchecked Sendable {
 
     /// Frees a loop that never ran (a later loop failed to bind).
     func discard() {
-        if let wake { event_free(wake) }
-        wake = nil
-        if let adopt { event_free(adopt) }
-        adopt = nil
+        freeEvents()
         evhttp_free(http)
         event_base_free(base)
+    }
+
+    private func freeEvents() {
+        for event in [wake, adopt, rejectWake] {
+            if let event { event_free(event) }
+        }
+        wake = nil
+        adopt = nil
+        rejectWake = nil
     }
 
     /// The thread's body: serves until drained after `stopAccepting`, then frees everything.
@@ -147,10 +165,8 @@ final class EventLoop: @unchecked Sendable {
         evhttp_free(http)  // closes idle keep-alive connections
         for bufferevent in accepted { bufferevent_decref(bufferevent) }
         accepted = []
-        if let wake { event_free(wake) }
-        wake = nil
-        if let adopt { event_free(adopt) }
-        adopt = nil
+        rejected = []
+        freeEvents()
         event_base_free(base)
         exited.signal()
     }
@@ -188,6 +204,10 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         log = RequestLog(method: method, path: parsed.path, requestID: requestID, started: started)
+        guard context.bufferedOutput.current <= context.configuration.maxBufferedOutput else {
+            send(.error(JPushError(status: 503, code: 1030, message: "server busy, try again")), to: request, log: log)
+            return
+        }
         guard context.inFlight.claim() else {
             send(.error(JPushError(status: 503, code: 1030, message: "server busy, try again")), to: request, log: log)
             return
@@ -228,6 +248,9 @@ final class EventLoop: @unchecked Sendable {
             if let tracked = connections[connection] {
                 let action = tracked.deadline.replyWritten(inputPending: tracked.inputPending)
                 tracked.apply(action, timeout: context.configuration.requestReadTimeout)
+                // The next request starts here; a pipelined one may be waiting in full already.
+                tracked.screen = RequestHeadScreen(maxBodySize: context.configuration.maxBodySize)
+                screen(tracked, from: 0)
             }
         }
         stopIfDrained()
@@ -236,8 +259,10 @@ final class EventLoop: @unchecked Sendable {
     func connectionClosed(_ connection: OpaquePointer) {
         writing.remove(connection)
         if let tracked = connections.removeValue(forKey: connection) {
-            tracked.detach()
-            context.openConnections.release()
+            let left = tracked.detach()
+            context.bufferedInput.add(-left.input)
+            context.bufferedOutput.add(-left.output)
+            context.admission.withLock { $0.closed(from: tracked.address) }
         }
         stopIfDrained()
     }
@@ -256,8 +281,9 @@ final class EventLoop: @unchecked Sendable {
         event_active(adopt, 0, 0)
     }
 
-    /// Counts each connection just accepted and starts watching it, or refuses it when the
-    /// server holds `maxConnections` already.
+    /// Counts each connection just accepted and starts watching it, or refuses it as
+    /// `ConnectionAdmission` decides (making room by closing an idle connection of the
+    /// heaviest address when it says so).
     func adoptAccepted() {
         let batch = accepted
         accepted.removeAll(keepingCapacity: true)
@@ -269,60 +295,159 @@ final class EventLoop: @unchecked Sendable {
             bufferevent_getcb(bufferevent, nil, nil, nil, &argument)
             guard let argument else { continue }
             let connection = OpaquePointer(argument)
-            guard context.openConnections.claim() else {
-                refuse(connection, bufferevent: bufferevent)
+            let address = ConnectionAdmission.key(forPeer: Self.host(of: connection))
+            switch context.admission.withLock({ $0.opened(from: address) }) {
+            case .admit:
+                break
+            case .refuse(let refusal):
+                refuse(connection, bufferevent: bufferevent, refusal)
                 continue
+            case .admitEvicting(let heaviest):
+                // Only an idle connection of this loop's: one between requests, no reply pending.
+                guard let idle = connections.values.first(where: {
+                    $0.address == heaviest && $0.deadline.phase == .waiting && !writing.contains($0.connection)
+                }) else {
+                    context.admission.withLock { $0.evictionFailed(newcomer: address) }
+                    refuse(connection, bufferevent: bufferevent, .serverFull)
+                    continue
+                }
+                context.logger.info("connection closed: its address holds more than its share", [
+                    "peer": Self.peer(of: idle.connection), "max_connections": String(context.configuration.maxConnections),
+                ])
+                evhttp_connection_free(idle.connection)  // calls connectionClosed
             }
-            connections[connection] = TrackedConnection(loop: self, connection: connection, bufferevent: bufferevent, base: base)
+            connections[connection] = TrackedConnection(
+                loop: self, connection: connection, bufferevent: bufferevent, base: base, address: address,
+                maxBodySize: context.configuration.maxBodySize)
             evhttp_connection_set_closecb(connection, httpConnectionClosedCallback, Unmanaged.passUnretained(self).toOpaque())
         }
     }
 
-    /// Bytes arrived on a connection: a request has begun.
-    func inputArrived(_ tracked: TrackedConnection) {
+    /// A connection's input buffer changed: bytes arrived (a request has begun) or libevent
+    /// consumed some.
+    func inputChanged(_ tracked: TrackedConnection, previousLength: Int, added: Int, deleted: Int) {
+        context.bufferedInput.add(added - deleted)
+        guard added > 0 else { return }
+        if tracked.rejection != nil {
+            tracked.discardInput()
+            return
+        }
         tracked.apply(tracked.deadline.bytesArrived(), timeout: context.configuration.requestReadTimeout)
+        screen(tracked, from: previousLength)
+    }
+
+    /// Feeds the input from `offset` on to the current request's screen, while its head lasts.
+    private func screen(_ tracked: TrackedConnection, from offset: Int) {
+        guard tracked.screen.verdict == .incomplete else { return }
+        guard case .rejected(let violation) = tracked.screen.feed(tracked.input(from: offset)) else { return }
+        // This runs inside libevent's read (or its reply bookkeeping), so the connection is
+        // only marked here: its input is dropped before libevent parses it, and it is
+        // answered once libevent is done (`answerRejected`).
+        tracked.rejection = violation
+        tracked.discardInput()
+        rejected.append(tracked)
+        event_active(rejectWake, 0, 0)
+    }
+
+    /// Answers each rejected request 400 (413) with `Connection: close` and takes its
+    /// connection from evhttp: the answer is written, the sending side shut, and what the
+    /// client still sends dropped until it closes (or the request deadline passes), so the
+    /// client reads the answer rather than a reset.
+    func answerRejected() {
+        let batch = rejected
+        rejected.removeAll(keepingCapacity: true)
+        for tracked in batch where connections[tracked.connection] === tracked {
+            guard let violation = tracked.rejection,
+                  let bufferevent = evhttp_connection_get_bufferevent(tracked.connection) else { continue }
+            let error = violation.error(maxBodySize: context.configuration.maxBodySize)
+            let requestID = RequestID.generate()
+            bufferevent_setcb(bufferevent, nil, httpRejectedWriteCallback, httpRejectedEventCallback,
+                              Unmanaged.passUnretained(tracked).toOpaque())
+            sendingOwnReply = true
+            _ = Self.closingAnswer(error, requestID: requestID).withUnsafeBytes {
+                bufferevent_write(bufferevent, $0.baseAddress, $0.count)
+            }
+            sendingOwnReply = false
+            bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+            context.logRequest(method: "-", path: "-", status: error.status, started: .now, requestID: requestID,
+                               extra: ["rejected_by": "screen", "reason": "\(violation)"])
+        }
+    }
+
+    /// A rejected connection's answer is out: end the sending side, keep dropping input.
+    func rejectionWritten(_ tracked: TrackedConnection) {
+        guard let bufferevent = evhttp_connection_get_bufferevent(tracked.connection) else { return }
+        shutdown(bufferevent_getfd(bufferevent), Int32(SHUT_WR))
+    }
+
+    /// A rejected connection's client closed (or it failed, or timed out): free it.
+    func rejectedConnectionEnded(_ tracked: TrackedConnection) {
+        guard connections[tracked.connection] === tracked else { return }
+        evhttp_connection_free(tracked.connection)  // calls connectionClosed
     }
 
     /// A request did not arrive in full within `requestReadTimeout` of its first byte.
     func requestDeadlinePassed(_ tracked: TrackedConnection) {
         guard tracked.deadline.phase == .receiving else { return }
+        if tracked.rejection == nil { logLateRequest(tracked) }
+        evhttp_connection_free(tracked.connection)  // calls connectionClosed
+    }
+
+    private func logLateRequest(_ tracked: TrackedConnection) {
         context.logger.info("connection closed: request not received in time", [
             "peer": Self.peer(of: tracked.connection),
             "timeout_seconds": String(describing: context.configuration.requestReadTimeout.components.seconds),
         ])
-        evhttp_connection_free(tracked.connection)  // calls connectionClosed
     }
 
-    /// Over the connection cap: a short 503 (code 1030) when the listener speaks plain HTTP,
-    /// then the connection is closed.
-    private func refuse(_ connection: OpaquePointer, bufferevent: OpaquePointer) {
+    /// Refused by `ConnectionAdmission`: a short 503 (code 1030) when the listener speaks
+    /// plain HTTP, then the connection is closed.
+    private func refuse(_ connection: OpaquePointer, bufferevent: OpaquePointer, _ refusal: ConnectionAdmission.Refusal) {
         let fd = bufferevent_getfd(bufferevent)
         if tls == nil, fd >= 0 {
             // Read what the client sent already, so closing does not reset the connection
             // under the answer.
             var scratch = [UInt8](repeating: 0, count: 4096)
             while scratch.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
-            _ = Self.refusal.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            let answer = Self.closingAnswer(JPushError(status: 503, code: 1030, message: Self.reason(for: refusal) + ", try again"))
+            _ = answer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         }
-        context.logger.info("connection refused: too many open connections", [
+        context.logger.info("connection refused: \(Self.reason(for: refusal))", [
             "peer": Self.peer(of: connection), "max_connections": String(context.configuration.maxConnections),
+            "max_connections_per_address": String(context.configuration.effectiveMaxConnectionsPerAddress),
         ])
         evhttp_connection_free(connection)
     }
 
-    /// The whole answer to a connection over the cap.
-    private static let refusal: [UInt8] = {
-        let body = JPushError(status: 503, code: 1030, message: "too many open connections, try again").body
-        let head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-            + "Retry-After: 1\r\nConnection: close\r\n\r\n"
+    private static func reason(for refusal: ConnectionAdmission.Refusal) -> String {
+        switch refusal {
+        case .serverFull: "too many open connections"
+        case .addressCap: "too many open connections from this address"
+        case .fairShare: "too many open connections from this address while the server is near its limit"
+        }
+    }
+
+    /// The whole answer to a connection we close after it, written without evhttp.
+    private static func closingAnswer(_ error: JPushError, requestID: String? = nil) -> [UInt8] {
+        let body = error.body
+        let phrase = switch error.status {
+        case 400: "Bad Request"
+        case 413: "Content Too Large"
+        default: "Service Unavailable"
+        }
+        var head = "HTTP/1.1 \(error.status) \(phrase)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        if error.status == 503 { head += "Retry-After: 1\r\n" }
+        if let requestID { head += "X-Request-Id: \(requestID)\r\n" }
+        head += "Connection: close\r\n\r\n"
         return Array(head.utf8) + body
-    }()
+    }
 
     /// Swaps libevent's own HTML error pages for JSON before they reach the socket.
     ///
     /// Called synchronously on every change of a connection's output buffer; libevent writes
     /// a whole page before the loop gets to write the socket, so the page is replaced in place.
     func outputChanged(_ buffer: OpaquePointer, previousLength: Int, added: Int, deleted: Int) {
+        context.bufferedOutput.add(added - deleted)
         guard !rewriting else { return }
         if deleted > 0 { rejections.sent(buffer) }
         guard added > 0, !sendingOwnReply else { return }
@@ -402,6 +527,15 @@ final class EventLoop: @unchecked Sendable {
         evhttp_send_reply(request, Int32(status), nil, body)
         sendingOwnReply = false
         evbuffer_free(body)
+        // libevent keeps reading while it writes a reply (to notice a hang-up), with nobody
+        // consuming what it reads: a client pipelining requests without reading the answers
+        // would grow the input without bound. So nothing more is read from a connection
+        // until its reply is written; libevent resumes reading then, for the next request.
+        // A hang-up still shows as a failed write, a client that never reads as the write
+        // timeout.
+        if let bufferevent = evhttp_connection_get_bufferevent(connection) {
+            bufferevent_disable(bufferevent, Int16(EV_READ))
+        }
         context.logRequest(method: log.method, path: log.path, status: status, started: log.started,
                            requestID: log.requestID)
     }
@@ -451,11 +585,19 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private static func peer(of connection: OpaquePointer) -> String {
+        guard let (host, port) = endpoint(of: connection) else { return "" }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// The peer's numeric address, without its port.
+    private static func host(of connection: OpaquePointer) -> String {
+        endpoint(of: connection)?.host ?? ""
+    }
+
+    private static func endpoint(of connection: OpaquePointer) -> (host: String, port: UInt16)? {
         var address: UnsafeMutablePointer<CChar>?
         var port: UInt16 = 0
         evhttp_connection_get_peer(connection, &address, &port)
-        guard let address else { return "" }
-        let host = String(cString: address)
-        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return address.map { (String(cString: $0), port) }
     }
 }

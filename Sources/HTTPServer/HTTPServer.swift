@@ -64,7 +64,13 @@ public final class HTTPServer: Sendable {
     }
 
     /// Connections open right now, over all loops (refused ones are never counted).
-    public var openConnections: Int { context.openConnections.current }
+    public var openConnections: Int { context.admission.withLock { $0.total } }
+
+    /// Bytes read from clients that libevent has not consumed yet, over all connections.
+    public var bufferedInputBytes: Int { context.bufferedInput.current }
+
+    /// Bytes of answers the clients' sockets have not taken yet, over all connections.
+    public var bufferedOutputBytes: Int { context.bufferedOutput.current }
 
     /// Stops accepting connections, lets requests in flight finish and their replies be
     /// written, then stops the loops and waits for their threads to end.

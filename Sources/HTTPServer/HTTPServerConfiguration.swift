@@ -20,6 +20,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// connection is answered 503 (code 1030) and closed at once (closed without an answer
     /// when the listener speaks TLS).
     public var maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections
+    /// Open connections one source address (an IPv6 /64) holds at most; nil: a quarter of
+    /// `maxConnections`, at least 16. Near `maxConnections` an address holding its fair
+    /// share gets no more, and at it an idle connection of the heaviest address is closed
+    /// for a newcomer under its share (see `ConnectionAdmission`).
+    public var maxConnectionsPerAddress: Int?
+    /// Once the answers buffered for clients that do not read them exceed this many bytes
+    /// over all connections, new requests are answered 503 (code 1030) unhandled. Each
+    /// connection holds one answer at most: while it is unread, nothing more is read from
+    /// that connection.
+    public var maxBufferedOutput: Int = 64 << 20
     /// PEM files of the certificate (chain) and its private key; set, the listener speaks
     /// HTTPS only.
     public var tls: TLSFiles?
@@ -31,6 +41,8 @@ public struct HTTPServerConfiguration: Sendable {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 10_000 }
         return max(64, Int(clamping: limit.rlim_cur) / 4 * 3)
     }
+
+    var effectiveMaxConnectionsPerAddress: Int { maxConnectionsPerAddress ?? max(16, maxConnections / 4) }
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String

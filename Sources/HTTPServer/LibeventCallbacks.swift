@@ -65,9 +65,10 @@ func httpAdoptCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointe
 
 /// A watched connection's input buffer changed (`arg` is its unretained `TrackedConnection`).
 func httpInputCallback(_ buffer: OpaquePointer?, _ info: UnsafePointer<evbuffer_cb_info>?, _ arg: UnsafeMutableRawPointer?) {
-    guard let info, info.pointee.n_added > 0, let arg else { return }
+    guard let info, let arg else { return }
     let tracked = Unmanaged<TrackedConnection>.fromOpaque(arg).takeUnretainedValue()
-    tracked.loop.inputArrived(tracked)
+    tracked.loop.inputChanged(tracked, previousLength: Int(info.pointee.orig_size),
+                              added: Int(info.pointee.n_added), deleted: Int(info.pointee.n_deleted))
 }
 
 /// A watched connection's request deadline passed.
@@ -75,4 +76,23 @@ func httpRequestDeadlineCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutabl
     guard let arg else { return }
     let tracked = Unmanaged<TrackedConnection>.fromOpaque(arg).takeUnretainedValue()
     tracked.loop.requestDeadlinePassed(tracked)
+}
+
+/// Connections whose request the screen rejected wait for the loop to answer them.
+func httpRejectCallback(_ fd: Int32, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    loop(arg).answerRejected()
+}
+
+/// A rejected connection's answer has been written (`arg` is its unretained `TrackedConnection`).
+func httpRejectedWriteCallback(_ bufferevent: OpaquePointer?, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    let tracked = Unmanaged<TrackedConnection>.fromOpaque(arg).takeUnretainedValue()
+    tracked.loop.rejectionWritten(tracked)
+}
+
+/// A rejected connection was closed by its client, failed or timed out.
+func httpRejectedEventCallback(_ bufferevent: OpaquePointer?, _ what: Int16, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    let tracked = Unmanaged<TrackedConnection>.fromOpaque(arg).takeUnretainedValue()
+    tracked.loop.rejectedConnectionEnded(tracked)
 }

@@ -1,8 +1,8 @@
 import RelayCore
 import Synchronization
 
-/// What every event loop of one server shares: settings, the responder, the logger and
-/// the count of requests in flight across all loops.
+/// What every event loop of one server shares: settings, the responder, the logger, and
+/// the counts across all loops: requests in flight, connections by address, bytes buffered.
 final class ServerContext: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
@@ -12,15 +12,20 @@ final class ServerContext: Sendable {
     let tls: Result<ServerTLSContext, HTTPServerError>?
     /// Requests handed to the responder whose reply has not come back yet.
     let inFlight: BoundedCount
-    /// Connections accepted and not yet closed, over all loops.
-    let openConnections: BoundedCount
+    /// Connections accepted and not yet closed, over all loops, by source address.
+    let admission: Mutex<ConnectionAdmission>
+    /// Bytes read from clients and not yet consumed by libevent, over all connections.
+    let bufferedInput = ByteGauge()
+    /// Bytes of answers not yet taken by the clients' sockets, over all connections.
+    let bufferedOutput = ByteGauge()
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
         inFlight = BoundedCount(limit: configuration.maxRequestsInFlight)
-        openConnections = BoundedCount(limit: configuration.maxConnections)
+        admission = Mutex(ConnectionAdmission(
+            maxConnections: configuration.maxConnections, maxPerAddress: configuration.effectiveMaxConnectionsPerAddress))
         self.errorPage = ErrorPage(maxBodySize: configuration.maxBodySize)
         self.tls = configuration.tls.map { files in Result { () throws(HTTPServerError) in try ServerTLSContext(files) } }
     }
@@ -61,5 +66,16 @@ final class BoundedCount: Sendable {
 
     func release() {
         value.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// A byte count shared by every loop, changed by the deltas libevent's buffer callbacks report.
+final class ByteGauge: Sendable {
+    private let value = Atomic<Int>(0)
+
+    var current: Int { value.load(ordering: .relaxed) }
+
+    func add(_ delta: Int) {
+        if delta != 0 { value.add(delta, ordering: .relaxed) }
     }
 }

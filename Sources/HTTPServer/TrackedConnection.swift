@@ -1,7 +1,8 @@
 import CSystem
 
-/// One accepted connection the loop counts and watches: its request-read deadline, the
-/// timer that enforces it and the input-buffer callback that starts it.
+/// One accepted connection the loop counts and watches: its source address, its
+/// request-read deadline, the timer that enforces it and the input-buffer callback that
+/// starts it (and counts the bytes buffered).
 ///
 /// Thread rule: made, used and detached on its loop's thread only. The loop's table holds
 /// it until the connection closes; libevent's callbacks get it unretained.
@@ -9,18 +10,29 @@ final class TrackedConnection {
     /// The loop outlives its connections (all are freed by its `run()`).
     unowned let loop: EventLoop
     let connection: OpaquePointer
+    /// The `ConnectionAdmission` key it is counted under.
+    let address: String
     var deadline = RequestReadDeadline()
+    /// The screen of the current request's head; a fresh one for each request.
+    var screen: RequestHeadScreen
+    /// Set once the screen rejected a request: what comes in is dropped until the connection closes.
+    var rejection: RequestHeadScreen.Violation?
     private let input: OpaquePointer?
+    private let output: OpaquePointer?
     private var timer: OpaquePointer?
     private var inputCallback: OpaquePointer?
 
     /// - Parameters:
     ///   - connection: the `evhttp_connection`.
     ///   - bufferevent: its bufferevent, whose input is watched for a request's first byte.
-    init(loop: EventLoop, connection: OpaquePointer, bufferevent: OpaquePointer, base: OpaquePointer) {
+    init(loop: EventLoop, connection: OpaquePointer, bufferevent: OpaquePointer, base: OpaquePointer, address: String,
+         maxBodySize: Int) {
         self.loop = loop
         self.connection = connection
+        self.address = address
+        screen = RequestHeadScreen(maxBodySize: maxBodySize)
         input = bufferevent_get_input(bufferevent)
+        output = bufferevent_get_output(bufferevent)
         let me = Unmanaged.passUnretained(self).toOpaque()
         timer = event_new(base, -1, 0, httpRequestDeadlineCallback, me)
         if let input { inputCallback = evbuffer_add_cb(input, httpInputCallback, me) }
@@ -28,6 +40,24 @@ final class TrackedConnection {
 
     /// Bytes are waiting in the connection's input.
     var inputPending: Bool { input.map { evbuffer_get_length($0) > 0 } ?? false }
+
+    /// The input's bytes from `offset` to its end.
+    func input(from offset: Int) -> [UInt8] {
+        guard let input else { return [] }
+        let length = evbuffer_get_length(input) - offset
+        guard length > 0 else { return [] }
+        var position = evbuffer_ptr()
+        evbuffer_ptr_set(input, &position, offset, EVBUFFER_PTR_SET)
+        return [UInt8](unsafeUninitializedCapacity: length) { storage, count in
+            count = max(0, evbuffer_copyout_from(input, &position, storage.baseAddress, length))
+        }
+    }
+
+    /// Drops whatever the input holds, before libevent parses it.
+    func discardInput() {
+        guard let input else { return }
+        evbuffer_drain(input, evbuffer_get_length(input))
+    }
 
     /// Starts or stops the timer as the deadline's action says.
     func apply(_ action: RequestReadDeadline.Action, timeout: Duration) {
@@ -44,11 +74,16 @@ final class TrackedConnection {
         }
     }
 
-    /// The connection is going away: no callback may reach this object any more.
-    func detach() {
+    /// The connection is going away: no callback may reach this object (nor its output's
+    /// callback the loop) any more.
+    ///
+    /// - Returns: the bytes its buffers still hold, freed with it unannounced.
+    func detach() -> (input: Int, output: Int) {
         if let input, let inputCallback { evbuffer_remove_cb_entry(input, inputCallback) }
         inputCallback = nil
+        if let output { evbuffer_remove_cb(output, httpOutputCallback, Unmanaged.passUnretained(loop).toOpaque()) }
         if let timer { event_free(timer) }
         timer = nil
+        return (input.map { evbuffer_get_length($0) } ?? 0, output.map { evbuffer_get_length($0) } ?? 0)
     }
 }

@@ -127,4 +127,91 @@ import Testing
         withExtendedLifetime(held) {}
         await server.shutdown()
     }
+
+    /// A client pipelining requests without reading the answers is not read any further
+    /// while its answer waits: the server's buffered input stays at about one request and
+    /// its buffered output at one answer, however much the client tries to send (without
+    /// the bound, libevent reads all of it into memory).
+    @Test(.timeLimit(.minutes(1))) func aClientPipeliningWithoutReadingIsNotReadFurther() async throws {
+        let (server, port) = try startServer(testRouter())
+        var client: RawConnection? = try RawConnection(port: port, receiveBuffer: 4096)
+        let request = Array("GET /big HTTP/1.1\r\nHost: t\r\nX-Pad: \(String(repeating: "p", count: 4000))\r\n\r\n".utf8)
+        let sent = try await offPool { [client] in client!.sendUntilBlocked(request, limit: 64 << 20, stall: .seconds(1)) }
+        let input = server.bufferedInputBytes, output = server.bufferedOutputBytes
+        print("non-reading pipeliner: sent \(sent / 1024) KiB; server buffers \(input / 1024) KiB in, \(output / 1024) KiB out")
+        #expect(sent < 32 << 20, "the client's sends stall: \(sent) bytes taken")
+        #expect(input < 256 * 1024, "input buffered for the connection stays small: \(input) bytes")
+        #expect(output <= bigBody.count + 1024, "one answer at most is buffered: \(output) bytes")
+        client = nil  // closed with unread bytes: a reset, which fails the server's write
+        #expect(await eventually { server.openConnections == 0 && server.bufferedInputBytes == 0 && server.bufferedOutputBytes == 0 },
+                "freed buffers are uncounted: \(server.bufferedInputBytes) in, \(server.bufferedOutputBytes) out")
+        await server.shutdown()
+    }
+
+    /// Once the answers waiting for non-reading clients exceed `maxBufferedOutput` over all
+    /// connections, further requests are answered 503 (code 1030) without running their
+    /// handler; when those clients go, requests are served again.
+    @Test(.timeLimit(.minutes(1))) func answersBufferedOverTheGlobalBoundTurnNewRequestsAway() async throws {
+        let bound = 1 << 20
+        let (server, port) = try startServer(testRouter(), maxBufferedOutput: bound)
+        var stalled: RawConnection? = try RawConnection(port: port, receiveBuffer: 4096)
+        try stalled?.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(await eventually { server.bufferedOutputBytes > bound }, "an unread answer exceeds the bound: \(server.bufferedOutputBytes)")
+        let refused = try await get(port: port, "/fast", headers: "Connection: close\r\n")
+        #expect(refused.status == 503)
+        #expect(refused.errorCode == 1030)
+        stalled = nil  // closed with unread bytes: a reset
+        #expect(await eventually { server.bufferedOutputBytes == 0 }, "\(server.bufferedOutputBytes) still counted")
+        let served = try await get(port: port, "/fast", headers: "Connection: close\r\n")
+        #expect(served.status == 200)
+        await server.shutdown()
+    }
+
+    /// One address holding its cap of connections is refused one more (503, code 1030),
+    /// while another address connects and is served.
+    @Test(.timeLimit(.minutes(1))) func theCapPerAddressRefusesOneAddressAndAdmitsAnother() async throws {
+        let (server, port) = try startServer(testRouter(), maxConnections: 100, maxConnectionsPerAddress: 5)
+        let held = try (0..<5).map { _ in try RawConnection(port: port) }
+        #expect(await eventually { server.openConnections == 5 })
+        let refused = try await offPool {
+            let connection = try RawConnection(port: port)
+            return (try connection.readResponse(), try connection.isClosedByPeer(leftover: 0))
+        }
+        #expect(refused.0.status == 503)
+        #expect(refused.0.errorCode == 1030)
+        #expect(refused.0.text.contains("from this address"))
+        #expect(refused.1)
+        let other = try await offPool {
+            let connection = try RawConnection(port: port, source: "127.0.0.2")
+            try connection.send("GET /fast HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            return try connection.readResponse()
+        }
+        #expect(other.status == 200, "another address is served")
+        withExtendedLifetime(held) {}
+        await server.shutdown()
+    }
+
+    /// With the server at its cap, all of it held idle by one address, a client from another
+    /// address is served: an idle connection of the heavy address is closed for it, and the
+    /// heavy address gets no new one while it holds more than its share.
+    @Test(.timeLimit(.minutes(1))) func atTheCapAnotherAddressDisplacesAnIdleConnectionOfTheHeaviest() async throws {
+        let cap = 10
+        let (server, port) = try startServer(testRouter(), threads: 1, maxConnections: cap)
+        let held = try (0..<cap).map { _ in try RawConnection(port: port) }
+        #expect(await eventually { server.openConnections == cap })
+        let newcomer = try RawConnection(port: port, source: "127.0.0.2")
+        let other = try await offPool {
+            try newcomer.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
+            return try newcomer.readResponse()
+        }
+        #expect(other.status == 200, "the newcomer is served")
+        #expect(await eventually { held.filter { $0.peerHasClosed() }.count == 1 }, "one idle connection of the heavy address was closed")
+        let heavyAgain = try await offPool {
+            let connection = try RawConnection(port: port)
+            return try connection.readResponse()
+        }
+        #expect(heavyAgain.status == 503, "the heavy address, over its share, gets no more")
+        withExtendedLifetime((held, newcomer)) {}
+        await server.shutdown()
+    }
 }

@@ -31,11 +31,32 @@ final class RawConnection: @unchecked Sendable {
     private var buffered: [UInt8] = []
 
     /// Connects to 127.0.0.1:port; the error carries errno (ECONNREFUSED when nobody listens).
-    init(port: Int) throws {
+    ///
+    /// - Parameters:
+    ///   - source: the local address to connect from (any 127.x.y.z works on Linux loopback).
+    ///   - receiveBuffer: a socket receive buffer this small, so that unread answers stay
+    ///     with the server rather than in the kernel.
+    init(port: Int, source: String? = nil, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestClientError(description: "socket: errno \(errno)") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let error = errno
+                Glibc.close(fd)
+                throw TestClientError(description: "bind \(source): errno \(error)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -63,6 +84,23 @@ final class RawConnection: @unchecked Sendable {
             guard written > 0 else { throw TestClientError(description: "send: errno \(errno)") }
             offset += written
         }
+    }
+
+    /// Sends `bytes` again and again, as fast as the socket takes them, until it takes
+    /// nothing for `stall` or `limit` bytes are sent; returns the bytes sent.
+    func sendUntilBlocked(_ bytes: [UInt8], limit: Int, stall: Duration) -> Int {
+        let (seconds, attoseconds) = stall.components
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var sent = 0
+        var offset = 0
+        while sent < limit {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { break }
+            sent += written
+            offset = (offset + written) % bytes.count
+        }
+        return sent
     }
 
     /// Closes at once, without reading anything.
@@ -214,6 +252,11 @@ func eventually(timeout: Duration = .seconds(5), _ condition: @Sendable () async
     return try await condition()
 }
 
+/// The answer of `GET /big`: more than the kernel's socket buffers take (a loopback send
+/// buffer grows to 4 MiB), so that part of it stays with the server when the client does
+/// not read.
+let bigBody = [UInt8](repeating: UInt8(ascii: "b"), count: 8 << 20)
+
 /// The routes the live tests use. `/slow` signals `entered`, then waits for `release`.
 func testRouter(entered: Gate = Gate(), release: Gate = Gate()) -> Router {
     var router = Router()
@@ -226,6 +269,9 @@ func testRouter(entered: Gate = Gate(), release: Gate = Gate()) -> Router {
     router.add("POST", "/echo") { request, _ in
         HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)
     }
+    router.add("GET", "/big") { _, _ in
+        HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: bigBody)
+    }
     router.add("GET", "/id") { request, _ in .json(200, Array("{\"id\":\"\(request.requestID)\"}".utf8)) }
     return router
 }
@@ -234,13 +280,16 @@ func testRouter(entered: Gate = Gate(), release: Gate = Gate()) -> Router {
 func startServer(
     _ router: Router, logs: LogCapture = LogCapture(), threads: Int = 2,
     maxBodySize: Int = 1 << 20, maxRequestsInFlight: Int = 10_000,
-    requestReadTimeout: Duration = .seconds(10), maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections
+    requestReadTimeout: Duration = .seconds(10), maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections,
+    maxConnectionsPerAddress: Int? = nil, maxBufferedOutput: Int? = nil
 ) throws -> (server: HTTPServer, port: Int) {
     var configuration = HTTPServerConfiguration(
         host: "127.0.0.1", port: 0, threads: threads, maxBodySize: maxBodySize,
         maxRequestsInFlight: maxRequestsInFlight)
     configuration.requestReadTimeout = requestReadTimeout
     configuration.maxConnections = maxConnections
+    configuration.maxConnectionsPerAddress = maxConnectionsPerAddress ?? maxConnections
+    if let maxBufferedOutput { configuration.maxBufferedOutput = maxBufferedOutput }
     let server = HTTPServer(configuration: configuration, responder: router, logger: logs.logger)
     let port = try server.start()
     return (server, port)
