@@ -103,6 +103,7 @@ enum ServeCommand {
                 serverConfiguration.maxBodySize = configuration.maxBodySize
                 serverConfiguration.requestReadTimeout = .seconds(configuration.headerTimeoutSeconds)
                 if let cap = configuration.maxConnections { serverConfiguration.maxConnections = cap }
+                serverConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
                 if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
                     serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
                     dependencies.servesTLS = true

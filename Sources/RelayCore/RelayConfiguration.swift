@@ -20,6 +20,8 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var headerTimeoutSeconds: Int = 10
     /// Open API connections at most; nil: three quarters of the open-file limit.
     public var maxConnections: Int?
+    /// Open API connections per source address (IPv6: per /64) at most; nil: a quarter of `maxConnections`.
+    public var maxConnectionsPerAddress: Int?
     /// How long a verified (app_key, master secret) pair skips the slow hash.
     public var authCacheSeconds: Int = 60
     /// The APNs endpoints, overridable for the simulator (`https://127.0.0.1:2197`).
@@ -64,6 +66,7 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_MAX_BODY_SIZE", "largest request body in bytes (default 1048576)"),
         ("PUSHRELAY_HEADER_TIMEOUT_SECONDS", "seconds a request's headers and body may take to arrive from its first byte; then the connection is closed (default 10)"),
         ("PUSHRELAY_MAX_CONNECTIONS", "open API connections at most; past it new ones get 503/1030 and are closed (default: 3/4 of the open-file limit)"),
+        ("PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS", "open API connections per client address (IPv6: per /64) at most; past it 503/1030 (default: a quarter of PUSHRELAY_MAX_CONNECTIONS)"),
         ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the slow hash (default 60)"),
         ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
         ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
@@ -114,6 +117,9 @@ public struct RelayConfiguration: Sendable, Equatable {
         }
         if let raw = value("PUSHRELAY_MAX_CONNECTIONS") {
             configuration.maxConnections = try positive("PUSHRELAY_MAX_CONNECTIONS", raw, max: 10_000_000)
+        }
+        if let raw = value("PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS") {
+            configuration.maxConnectionsPerAddress = try positive("PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS", raw, max: 10_000_000)
         }
         if let raw = value("PUSHRELAY_AUTH_CACHE_SECONDS") {
             guard let seconds = Int(raw), seconds >= 0, seconds <= 3600 else {

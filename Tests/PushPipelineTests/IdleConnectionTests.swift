@@ -32,6 +32,8 @@ import TestSupport
             let base = "http://127.0.0.1:\(port)"
             var environment = relay.processEnvironment(port: port)
             environment["PUSHRELAY_HEADER_TIMEOUT_SECONDS"] = String(deadline)
+            // All of them come from 127.0.0.1, like the test's own requests.
+            environment["PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS"] = String(idle + 100)
             // The API alone: the harness's own worker (whose secret key sealed the app's
             // credential) sends what it accepts.
             let process = try await RelayProcess.start(arguments: ["serve", "--role", "api"], environment: environment, base: base)
