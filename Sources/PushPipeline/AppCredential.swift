@@ -4,11 +4,13 @@ import PostgresStore
 import RelayCore
 import RelayCrypto
 
-/// An app's APNs credential as the workers need it: the topic, whether APNs refused it, and
-/// (unsealed only when a client must be built) the key or certificate.
+/// An app's APNs credential for one environment as the workers need it: the topic, whether
+/// APNs refused it, and (unsealed only when a client must be built) the key or certificate.
 struct AppCredential: Sendable {
     var appID: Int64
     var appKey: String
+    /// `sandbox` or `production`: each has its own credential (migration 0030).
+    var environment: String
     var topic: String
     /// `updated_at`: a new upload changes it, and the cached clients are rebuilt.
     var version: String
@@ -38,12 +40,32 @@ struct AppCredential: Sendable {
     }
 
     /// Marks the credential broken (only the version that was refused: a newer upload stays
-    /// good) and wakes nobody: the app's chunks wait until a new credential is uploaded.
-    static func markBroken(appID: Int64, version: String, reason: String, on connection: PostgresConnection) throws {
-        try connection.query("""
-            UPDATE apns_credentials SET broken_at = now(), broken_reason = $3
-            WHERE app_id = $1 AND updated_at::text = $2 AND broken_at IS NULL
-            """, [appID, version, reason])
+    /// good) and wakes nobody: the chunks of the app's messages to this environment wait until
+    /// a new credential is uploaded; the other environment's go on.
+    func markBroken(reason: String, on connection: PostgresConnection) throws {
+        try connection.preparedQuery("pushrelay_credential_broken", Self.markBrokenSQL, [appID, environment, version, reason])
+    }
+
+    static let markBrokenSQL = """
+        UPDATE apns_credentials SET broken_at = now(), broken_reason = $4
+        WHERE app_id = $1 AND environment = $2 AND updated_at::text = $3 AND broken_at IS NULL
+        """
+
+    /// A condition true when the app's credential for the environment is broken (APNs refused
+    /// it): what a lease skips. `app` and `environment` are SQL expressions.
+    static func brokenSQL(app: String, environment: String) -> String {
+        "EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app) AND k.environment = \(environment) AND k.broken_at IS NOT NULL)"
+    }
+
+    /// `brokenSQL` for a `push_chunks` row named `chunks`: its message's environment. Written
+    /// so that it stays a filter of the lane's index scan: the message is only read for an app
+    /// that has a broken credential (a NOT EXISTS on the message's environment became a hash
+    /// anti-join that read every ready chunk's message, and sorted them).
+    static func brokenSQL(chunks: String) -> String {
+        """
+        (EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(chunks).app_id AND k.broken_at IS NOT NULL)
+         AND \(brokenSQL(app: "\(chunks).app_id", environment: "(SELECT km.environment FROM messages km WHERE km.id = \(chunks).message_id)")))
+        """
     }
 }
 
@@ -53,11 +75,12 @@ struct CredentialUnusable: Error, CustomStringConvertible {
 }
 
 extension AppCredential {
-    /// The credential in a row of `app_key, auth, topic, key_id, team_id, sealed_secret,
-    /// version, broken` (`LoadedChunk` reads it with the chunk's message).
+    /// The credential in a row of `app_key, environment, auth, topic, key_id, team_id,
+    /// sealed_secret, version, broken` (`LoadedChunk` reads it with the chunk's message).
     init(row: PostgresRow, appID: Int64) throws {
         self.init(
-            appID: appID, appKey: try row.string("app_key"), topic: try row.string("topic"), version: try row.string("version"),
+            appID: appID, appKey: try row.string("app_key"), environment: try row.string("environment"), topic: try row.string("topic"),
+            version: try row.string("version"),
             isBroken: try row.bool("broken"), auth: try row.string("auth"), keyID: row["key_id"], teamID: row["team_id"],
             sealedSecret: try row.bytes("sealed_secret"))
     }

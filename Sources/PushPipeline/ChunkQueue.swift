@@ -26,7 +26,8 @@ struct ChunkQueue: Sendable {
     let owner: String
     let leaseSeconds: Int
 
-    /// Leases the next ready chunk of a lane, skipping apps whose credential is broken.
+    /// Leases the next ready chunk of a lane, skipping those whose credential is broken (the
+    /// app's for the message's environment).
     ///
     /// Targeted chunks go oldest first. Broadcast chunks go round-robin over apps: the next
     /// app id after `afterApp` first, then around, and within an app the oldest message first.
@@ -50,7 +51,7 @@ struct ChunkQueue: Sendable {
     static func leaseSQL(_ lane: Lane) -> String {
         let ready = """
             p.state = 'ready' AND p.lane = '\(lane.rawValue)' AND p.available_at <= now()
-            AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
+            AND NOT \(AppCredential.brokenSQL(chunks: "p"))
             """
         let set = """
             UPDATE push_chunks c SET state = 'leased', lease_owner = $1,

@@ -110,7 +110,7 @@ struct ChunkSender: Sendable {
             return
         }
         guard !credential.isBroken else {
-            // Leased just before the credential broke: it waits with the app's other chunks.
+            // Leased just before the credential broke: it waits with the environment's other chunks.
             try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
             return
         }
@@ -122,8 +122,8 @@ struct ChunkSender: Sendable {
         do {
             sender = try senders.sender(for: credential, environment: loaded.environment)
         } catch {
-            logger.error("the app's APNs credential cannot be used; its deliveries pause", [
-                "app_id": String(chunk.appID), "error": "\(error)",
+            logger.error("the app's APNs credential cannot be used; its deliveries to this environment pause", [
+                "app_id": String(chunk.appID), "environment": credential.environment, "error": "\(error)",
             ])
             try await surviving(chunk) { try await markBroken(credential, reason: "CredentialUnusable") }
             try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
@@ -159,8 +159,8 @@ struct ChunkSender: Sendable {
                 return
             }
             if let broken {
-                logger.error("APNs refused the app's credential; its deliveries pause until a new one is uploaded", [
-                    "app_id": String(chunk.appID), "reason": broken,
+                logger.error("APNs refused the app's credential; its deliveries to this environment pause until a new one is uploaded", [
+                    "app_id": String(chunk.appID), "environment": credential.environment, "reason": broken,
                 ])
                 try await surviving(chunk) { try await markBroken(credential, reason: broken) }
                 try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
@@ -233,7 +233,7 @@ struct ChunkSender: Sendable {
 
     private func markBroken(_ credential: AppCredential, reason: String) async throws {
         try await pool.withConnection { connection in
-            try AppCredential.markBroken(appID: credential.appID, version: credential.version, reason: reason, on: connection)
+            try credential.markBroken(reason: reason, on: connection)
         }
     }
 

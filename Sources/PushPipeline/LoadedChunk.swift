@@ -2,7 +2,7 @@ import Foundation
 import PostgresStore
 
 /// What a leased chunk needs from the database to be sent: its message, the app's APNs
-/// credential and its devices, each classified as sendable or not.
+/// credential for the message's environment and its devices, each classified as sendable or not.
 struct LoadedChunk: Sendable {
     var messageState: String
     var body: String
@@ -18,7 +18,7 @@ struct LoadedChunk: Sendable {
     static func read(_ chunk: LeasedChunk, on connection: PostgresConnection) throws -> LoadedChunk {
         guard let context = try connection.preparedQuery("pushrelay_chunk_context", """
             SELECT \(contextColumns)
-            FROM messages m JOIN apps a ON a.id = m.app_id LEFT JOIN apns_credentials k ON k.app_id = m.app_id
+            FROM messages m JOIN apps a ON a.id = m.app_id LEFT JOIN apns_credentials k ON k.app_id = m.app_id AND k.environment = m.environment
             WHERE m.id = $1
             """, [chunk.messageID]).first else {
             throw PostgresError.protocolViolation("chunk \(chunk.id) has no message")
@@ -27,8 +27,7 @@ struct LoadedChunk: Sendable {
         return try LoadedChunk(context: context, appID: chunk.appID, devices: devices)
     }
 
-    /// Leases the targeted lane's oldest ready chunk (of an app whose credential is not
-    /// broken) and reads it, in one statement: a single-user push costs one round trip
+    /// Leases the targeted lane's oldest ready chunk (whose credential is not broken) and reads it, in one statement: a single-user push costs one round trip
     /// between its NOTIFY and its send. nil when nothing is ready.
     static func leaseTargeted(owner: String, leaseSeconds: Int, on connection: PostgresConnection) throws -> (LeasedChunk, LoadedChunk)? {
         let rows = try connection.preparedQuery("pushrelay_lease_targeted_loaded", """
@@ -53,7 +52,7 @@ struct LoadedChunk: Sendable {
         SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, \(contextColumns), l.device_ids AS ids,
                NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge, NULL::text AS device_environment, NULL::boolean AS active
         FROM \(leased) l JOIN \(messages) m ON m.id = l.message_id JOIN apps a ON a.id = l.app_id
-        LEFT JOIN apns_credentials k ON k.app_id = l.app_id
+        LEFT JOIN apns_credentials k ON k.app_id = l.app_id AND k.environment = m.environment
         UNION ALL
         SELECT NULL, NULL, NULL, NULL, \(contextColumns.split(separator: ",").map { _ in "NULL" }.joined(separator: ", ")), NULL,
                d.id, d.token, d.badge, d.environment, d.active

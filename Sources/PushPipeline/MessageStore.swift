@@ -143,7 +143,7 @@ public final class MessageStore: Sendable {
             // A push naming devices is cut into chunks now (at most `inlineLimit` devices; the
             // resolvers take the rest); none made means nobody matched. A worker is woken to
             // lease them ("chunks"), or the resolvers to go on (""). With a `handoff`, a push of
-            // one chunk (of an app whose credential is not broken, as a lease requires) is
+            // one chunk (whose environment's credential is not broken, as a lease requires) is
             // leased to the local worker instead, and read for it: no NOTIFY.
             let slice = chunkMaker.sliceCTEs(audience.condition, after: 0, limit: inlineLimit, bind: bind)
             let limit = bind(inlineLimit)
@@ -152,7 +152,7 @@ public final class MessageStore: Sendable {
                 handed AS (
                     SELECT m.id FROM message m
                     WHERE m.state = 'sending' AND (SELECT count(*) FROM groups) = 1
-                      AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app)::bigint AND k.broken_at IS NOT NULL)
+                      AND NOT \(AppCredential.brokenSQL(app: "\(app)::bigint", environment: "\(bind(environment))::text"))
                 ),
                 """ + """
                 made AS (

@@ -42,9 +42,14 @@ struct CtlApps {
         }
     }
 
-    /// `apns set KEY`: a token key (.p8) or a certificate (PEM pair or .p12), read from files.
+    /// `apns set KEY`: a token key (.p8) or a certificate (PEM pair or .p12), read from files,
+    /// for both APNs environments or (`--environment`) one.
     func setAPNs(_ arguments: CtlArguments) async throws {
         let key = try arguments.positional(0, "the app key")
+        let environment = arguments.value("environment")
+        if let environment, !["sandbox", "production"].contains(environment) {
+            throw CtlError.usage("--environment is sandbox or production")
+        }
         var body: [String: Any] = ["topic": try arguments.required("topic")]
         if let p8 = arguments.value("p8") {
             body["auth"] = "token"
@@ -63,8 +68,11 @@ struct CtlApps {
         } else {
             throw CtlError.usage("apns set needs --p8 FILE (with --key-id and --team-id), --cert FILE --key FILE, or --p12 FILE")
         }
-        let credential = try await client.object("PUT", "/admin/v1/apps/\(key.urlComponent)/apns", auth: .admin, json: body)
-        output.show(credential) { TextTable.pairs(credential.keys.sorted().map { ($0, credential[$0]) }) }
+        let path = "/admin/v1/apps/\(key.urlComponent)/apns" + (environment.map { "/\($0)" } ?? "")
+        let credential = try await client.object("PUT", path, auth: .admin, json: body)
+        output.show(credential) {
+            TextTable.pairs(environment == nil ? Self.credentialPairs(credential) : credential.keys.sorted().map { ($0, credential[$0]) })
+        }
     }
 
     static func read(_ path: String) throws(CtlError) -> String {
@@ -77,9 +85,7 @@ struct CtlApps {
         var pairs: [(String, Any?)] = [("app_key", app["app_key"]), ("name", app["name"]), ("created_at", app["created_at"]),
                                         ("secret_rotated_at", app["secret_rotated_at"])]
         if let apns = app["apns"] as? [String: Any] {
-            for key in ["auth", "topic", "key_id", "team_id", "certificate_expires_at", "broken_at", "broken_reason"] where !(apns[key] is NSNull) && apns[key] != nil {
-                pairs.append(("apns.\(key)", apns[key]))
-            }
+            pairs += credentialPairs(apns)
         } else {
             pairs.append(("apns", "none"))
         }
@@ -90,5 +96,16 @@ struct CtlApps {
             }
         }
         return TextTable.pairs(pairs)
+    }
+
+    /// An app's credentials (`GET /admin/v1/apps/{app_key}/apns`) as lines, each environment's
+    /// metadata marked with its name.
+    static func credentialPairs(_ apns: [String: Any]) -> [(String, Any?)] {
+        ["production", "sandbox"].flatMap { environment -> [(String, Any?)] in
+            guard let credential = apns[environment] as? [String: Any] else { return [("apns [\(environment)]", "none")] }
+            return ["auth", "topic", "key_id", "team_id", "certificate_expires_at", "updated_at", "broken_at", "broken_reason"]
+                .filter { !(credential[$0] is NSNull) && credential[$0] != nil }
+                .map { ("apns.\($0) [\(environment)]", credential[$0]) }
+        }
     }
 }

@@ -10,8 +10,9 @@ enum CtlCommand {
           apps create --name NAME              create an app (prints its master secret, once)
           apps list | show KEY | delete KEY    apps and their credentials
           apps rotate-secret KEY               a new master secret; the old one stops working
-          apns set KEY --topic T --p8 FILE --key-id ID --team-id ID
-          apns set KEY --topic T --cert FILE --key FILE | --p12 FILE [--password P]
+          apns set KEY --topic T --p8 FILE --key-id ID --team-id ID [--environment sandbox|production]
+          apns set KEY --topic T --cert FILE --key FILE | --p12 FILE [--password P] [--environment …]
+                                               without --environment: both environments
           devices register TOKEN [--environment production|sandbox] [--alias A] [--tag T,…]
           devices show REGISTRATION_ID
           devices import FILE [--format csv|ndjson] [--batch LINES]

@@ -44,7 +44,7 @@ struct AdminAppRoutes: Sendable {
             let appKey = parameters["app_key"] ?? ""
             guard let record = try await apps.find(appKey: appKey) else { throw Self.appNotFound(appKey) }
             var json = record.json
-            json["apns"] = try await credentials.metadata(appKey: appKey) ?? NSNull()
+            json["apns"] = try AppCredentials(try await credentials.metadata(appKey: appKey)).map { try jsonObject(encoding: $0) } ?? NSNull()
             json["devices"] = try await DeviceCounts.json(appKey: appKey, pool: context.dependencies.pool)
             return jsonResponse(200, json)
         })

@@ -10,6 +10,23 @@ func jsonResponse(_ status: Int, _ object: Any) -> HTTPResponse {
     return HTTPResponse.json(status, [UInt8](data))
 }
 
+/// A JSON response from an `Encodable` answer.
+func jsonResponse(_ status: Int, encoding answer: some Encodable) throws -> HTTPResponse {
+    HTTPResponse.json(status, [UInt8](try answerEncoder().encode(answer)))
+}
+
+/// An `Encodable` answer as the objects `jsonResponse(_:_:)` takes, to place it inside a
+/// dictionary built in a handler.
+func jsonObject(encoding answer: some Encodable) throws -> Any {
+    try JSONSerialization.jsonObject(with: answerEncoder().encode(answer), options: [.fragmentsAllowed])
+}
+
+private func answerEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+}
+
 /// Wraps a throwing handler: a `JPushError` becomes its own response, a lost database a
 /// 503 (code 1030), anything else a logged 500 that says nothing of the internals.
 func handler(

@@ -88,8 +88,8 @@ import TestSupport
             #expect(none == nil, "nothing ready: nothing leased")
             let setup = try await pool.query("""
                 WITH app AS (INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef01234569', 't', 'h') RETURNING id),
-                     credential AS (INSERT INTO apns_credentials (app_id, auth, topic, key_id, team_id, sealed_secret)
-                                    SELECT id, 'token', 'com.example.app', 'KEY1234567', 'TEAM123456', '\\x0102'::bytea FROM app),
+                     credential AS (INSERT INTO apns_credentials (app_id, environment, auth, topic, key_id, team_id, sealed_secret)
+                                    SELECT id, 'production', 'token', 'com.example.app', 'KEY1234567', 'TEAM123456', '\\x0102'::bytea FROM app),
                      device AS (INSERT INTO devices (app_id, token, environment)
                                 SELECT app.id, lpad(to_hex(i), 64, '0'), 'production' FROM app, generate_series(1, 3) i RETURNING id, app_id),
                      message AS (INSERT INTO messages (id, app_id, body, environment, lane, state, accepted_at, expires_at, chunks_pending)

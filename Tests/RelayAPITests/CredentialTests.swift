@@ -54,7 +54,7 @@ import Testing
 
             // And it opens back to the same key, for this app only.
             let repository = CredentialRepository(pool: relay.pool, box: relay.secretBox)
-            let opened = try #require(try await repository.secretMaterial(appKey: app.key))
+            let opened = try #require(try await repository.secretMaterial(appKey: app.key, environment: .production))
             let material = try JSONSerialization.jsonObject(with: Data(opened)) as? [String: String]
             #expect(material?["private_key"]?.contains(String(body.prefix(20))) == true)
             #expect(throws: (any Error).self) {

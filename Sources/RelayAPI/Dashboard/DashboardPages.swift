@@ -27,25 +27,27 @@ enum DashboardPages {
         let sandbox = data.apps.reduce(0) { $0 + $1.sandbox }
         let sentHour = data.bars.reduce(0) { $0 + $1.sent }
         let failedHour = data.bars.reduce(0) { $0 + $1.failed }
-        let warnings = data.apps.filter { $0.credential(now: data.now).level != .ok }
+        let warnings = data.apps.flatMap { app in
+            app.credentials(now: data.now).filter { $0.status.level != .ok }.map { (app, $0.environment, $0.status) }
+        }
         var body = "<h1>Overview</h1><div class=\"grid\">"
         body += stat("apps", data.apps.count) + stat("production devices", production) + stat("sandbox devices", sandbox)
         body += stat("sent, last hour", sentHour) + stat("not delivered, last hour", failedHour)
         body += "</div>"
         if !warnings.isEmpty {
             body += "<div class=\"card\"><h2>Credentials needing attention</h2><ul>"
-            for app in warnings {
-                let status = app.credential(now: data.now)
-                body += "<li><a href=\"/dashboard/apps/\(HTML.escape(app.key))\">\(HTML.escape(app.name))</a>: <span class=\"\(status.level.rawValue)\">\(HTML.escape(status.text))</span></li>"
+            for (app, environment, status) in warnings {
+                body += "<li><a href=\"/dashboard/apps/\(HTML.escape(app.key))\">\(HTML.escape(app.name))</a> (\(environment.rawValue)): <span class=\"\(status.level.rawValue)\">\(HTML.escape(status.text))</span></li>"
             }
             body += "</ul></div>"
         }
         body += chartCard(data.bars)
-        body += "<div class=\"card\"><h2>Apps</h2><table><tr><th>App</th><th>App key</th><th class=\"n\">Production</th><th class=\"n\">Sandbox</th><th>APNs credential</th></tr>"
+        body += "<div class=\"card\"><h2>Apps</h2><table><tr><th>App</th><th>App key</th><th class=\"n\">Production</th><th class=\"n\">Sandbox</th><th>APNs credentials</th></tr>"
         for app in data.apps {
-            let status = app.credential(now: data.now)
             body += "<tr><td><a href=\"/dashboard/apps/\(HTML.escape(app.key))\">\(HTML.escape(app.name))</a></td><td><code>\(HTML.escape(app.key))</code></td>"
-            body += "<td class=\"n\">\(app.production)</td><td class=\"n\">\(app.sandbox)</td><td><span class=\"badge \(status.level.rawValue)\">\(HTML.escape(status.text))</span></td></tr>"
+            body += "<td class=\"n\">\(app.production)</td><td class=\"n\">\(app.sandbox)</td><td>"
+            body += app.credentials(now: data.now).map { "\($0.environment.rawValue): " + badge($0.status) }.joined(separator: "<br>")
+            body += "</td></tr>"
         }
         body += "</table></div>"
         body += failuresCard(data.failures)
@@ -56,16 +58,18 @@ enum DashboardPages {
 
     static func app(_ app: DashboardData.App, bars: [SVGChart.Bar], failures: [String: Int], messages: [[String: Any]], now: Date,
                     csrf: String) -> String {
-        let status = app.credential(now: now)
         var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
         body += stat("production devices", app.production) + stat("sandbox devices", app.sandbox)
         body += stat("sent, last hour", bars.reduce(0) { $0 + $1.sent }) + stat("not delivered, last hour", bars.reduce(0) { $0 + $1.failed })
         body += "</div><div class=\"card\"><table>"
         body += "<tr><th>App key</th><td><code>\(HTML.escape(app.key))</code></td></tr>"
         body += "<tr><th>Created</th><td>\(HTML.escape(app.createdAt))</td></tr>"
-        body += "<tr><th>APNs credential</th><td><span class=\"badge \(status.level.rawValue)\">\(HTML.escape(status.text))</span>"
-        if let topic = app.topic { body += " <span class=\"muted\">topic \(HTML.escape(topic))</span>" }
-        body += "</td></tr></table></div>"
+        for (environment, credential, status) in app.credentials(now: now) {
+            body += "<tr><th>APNs credential, \(environment.rawValue)</th><td>" + badge(status)
+            if let topic = credential?.topic { body += " <span class=\"muted\">topic \(HTML.escape(topic))</span>" }
+            body += "</td></tr>"
+        }
+        body += "</table></div>"
         body += chartCard(bars) + failuresCard(failures) + messagesCard(messages, title: "Messages")
         body += testPushForm(apps: [app], selected: app.key, csrf: csrf)
         return HTML.page(title: app.name, body: body, csrf: csrf)
@@ -138,6 +142,10 @@ enum DashboardPages {
         }
         tick();
         """
+    }
+
+    private static func badge(_ status: CredentialStatus) -> String {
+        "<span class=\"badge \(status.level.rawValue)\">\(HTML.escape(status.text))</span>"
     }
 
     private static func stat(_ label: String, _ value: Int) -> String {
