@@ -96,6 +96,26 @@ import Testing
     }
 }
 
+/// `ctl apns set --environment` sets one environment's credential; `apps show` lists both.
+@Suite(.serialized) struct CtlEnvironmentTests {
+    @Test func credentialsPerEnvironment() async throws {
+        try await PipelineHarness.with { relay in
+            let ctl = try Ctl(relay)
+            let key = try #require(try await ctl.json(["apps", "create", "--name", "envs"])["app_key"] as? String)
+            let p8 = relay.directory.appendingPathComponent("AuthKey.p8").path
+            let set = ["apns", "set", key, "--topic", PipelineHarness.topic, "--p8", p8, "--team-id", PipelineHarness.teamID]
+            let sandbox = try await ctl.json(set + ["--key-id", "SANDBOX001", "--environment", "sandbox"])
+            #expect(sandbox["environment"] as? String == "sandbox" && sandbox["key_id"] as? String == "SANDBOX001")
+            let shown = try await ctl.ok(["apps", "show", key])
+            #expect(shown.contains("apns.key_id [sandbox]") && shown.contains("SANDBOX001"), "\(shown)")
+            #expect(shown.contains("apns [production]") && shown.contains("none"), "\(shown)")
+            let both = try await ctl.ok(set + ["--key-id", PipelineHarness.keyID])
+            #expect(both.contains("apns.key_id [production]") && both.contains("apns.key_id [sandbox]"), "\(both)")
+            #expect(try await ctl.run(set + ["--key-id", "X", "--environment", "staging"]).status == 2)
+        }
+    }
+}
+
 /// Runs the `pushrelay ctl` binary against a harness' relay, on a thread of its own (the
 /// relay in this process needs the concurrency pool while we wait).
 struct Ctl {

@@ -150,6 +150,24 @@ import Testing
         #expect(CredentialStatus.of(auth: "certificate", certificateExpiresAt: now.addingTimeInterval(-day), brokenReason: nil, now: now).level == .bad)
     }
 
+    @Test func eachEnvironmentsCredentialIsShown() {
+        let app = DashboardData.App(
+            key: "0123456789abcdef01234567", name: "Envs", createdAt: "2026-12-01T00:00:00Z",
+            sandboxCredential: .init(auth: "token", topic: "com.example.dev", certificateExpiresAt: nil, brokenReason: "InvalidProviderToken"),
+            productionCredential: .init(auth: "certificate", topic: "com.example.store",
+                                        certificateExpiresAt: now.addingTimeInterval(90 * 86400), brokenReason: nil),
+            production: 3, sandbox: 2)
+        #expect(app.credentials(now: now).map { [$0.environment.rawValue, $0.status.level.rawValue] } == [["production", "ok"], ["sandbox", "bad"]])
+        let page = DashboardPages.app(app, bars: [], failures: [:], messages: [], now: now, csrf: "c")
+        #expect(page.contains("APNs credential, production</th><td><span class=\"badge ok\">certificate until"), "\(page)")
+        #expect(page.contains("topic com.example.store") && page.contains("topic com.example.dev"))
+        #expect(page.contains("APNs credential, sandbox</th><td><span class=\"badge bad\">refused by APNs (InvalidProviderToken)"))
+        let overview = DashboardPages.overview(.init(apps: [app], bars: [], failures: [:], messages: [], now: now), csrf: "c")
+        #expect(overview.contains("Envs</a> (sandbox): <span class=\"bad\">refused by APNs"), "only the sandbox needs attention")
+        #expect(!overview.contains("(production): "))
+        #expect(overview.contains("production: <span class=\"badge ok\">") && overview.contains("sandbox: <span class=\"badge bad\">"))
+    }
+
     @Test func pagesEscapeWhatTheyShow() {
         #expect(HTML.escape("<b a=\"1\">&'") == "&lt;b a=&quot;1&quot;&gt;&amp;&#39;")
         let page = DashboardPages.message(["msg_id": "1", "app_name": "<script>alert(1)</script>", "state": "done", "alert": "a<b",
