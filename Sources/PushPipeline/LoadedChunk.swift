@@ -16,29 +16,36 @@ struct LoadedChunk: Sendable {
 
     /// Reads a leased chunk: its message with the credential, then its devices.
     static func read(_ chunk: LeasedChunk, on connection: PostgresConnection) throws -> LoadedChunk {
-        guard let context = try connection.preparedQuery("pushrelay_chunk_context", """
-            SELECT \(contextColumns)
-            FROM messages m JOIN apps a ON a.id = m.app_id LEFT JOIN apns_credentials k ON k.app_id = m.app_id AND k.environment = m.environment
-            WHERE m.id = $1
-            """, [chunk.messageID]).first else {
+        guard let context = try connection.preparedQuery("pushrelay_chunk_context", contextSQL, [chunk.messageID]).first else {
             throw PostgresError.protocolViolation("chunk \(chunk.id) has no message")
         }
         let devices = try devices(of: chunk, environment: try context.string("environment"), on: connection)
         return try LoadedChunk(context: context, appID: chunk.appID, devices: devices)
     }
 
-    /// Leases the targeted lane's oldest ready chunk (whose credential is not broken) and reads it, in one statement: a single-user push costs one round trip
-    /// between its NOTIFY and its send. nil when nothing is ready.
+    /// $1 the message: it, its app's key and its environment's credential.
+    static let contextSQL = """
+        SELECT \(contextColumns)
+        FROM messages m JOIN apps a ON a.id = m.app_id LEFT JOIN apns_credentials k ON k.app_id = m.app_id AND k.environment = m.environment
+        WHERE m.id = $1
+        """
+
+    /// Leases the targeted lane's oldest ready chunk (whose credential is not broken) and reads
+    /// it, in one statement: a single-user push costs one round trip between its NOTIFY and its
+    /// send. nil when nothing is ready.
     static func leaseTargeted(owner: String, leaseSeconds: Int, on connection: PostgresConnection) throws -> (LeasedChunk, LoadedChunk)? {
-        let rows = try connection.preparedQuery("pushrelay_lease_targeted_loaded", """
-            WITH leased AS (
-                \(ChunkQueue.leaseSQL(.targeted))
-                RETURNING c.id, c.message_id, c.app_id, c.leases, c.device_ids
-            )
-            \(leasedRowsSQL(leased: "leased", messages: "messages"))
-            """, [owner, Double(leaseSeconds)])
+        let rows = try connection.preparedQuery("pushrelay_lease_targeted_loaded", leaseTargetedSQL, [owner, Double(leaseSeconds)])
         return try leased(from: Array(rows), on: connection)
     }
+
+    /// $1 the owner, $2 the lease in seconds.
+    static let leaseTargetedSQL = """
+        WITH leased AS (
+            \(ChunkQueue.leaseSQL(.targeted))
+            RETURNING c.id, c.message_id, c.app_id, c.leases, c.device_ids
+        )
+        \(leasedRowsSQL(leased: "leased", messages: "messages"))
+        """
 
     /// Rows that read what a targeted chunk leased by the same statement needs: one for the
     /// chunk with its message, its credential and the ids to send (`chunk_id` set), one per

@@ -111,6 +111,22 @@ import TestSupport
                 #expect(plan.contains("apns_credentials_pkey"), "\(plan)")
                 #expect(!plan.contains("Seq Scan") && !plan.contains("Sort"), "\(plan)")
             }
+            // Reading a chunk's message with its environment's credential, alone or in the
+            // targeted lease's statement: the credential by its key.
+            for (name, sql) in [("context", LoadedChunk.contextSQL), ("targeted lease", LoadedChunk.leaseTargetedSQL)] {
+                let plan = try await pool.withConnection { connection in
+                    try connection.transaction { connection in
+                        try connection.query("SET LOCAL enable_seqscan = off")
+                        try connection.query("SET LOCAL plan_cache_mode = force_generic_plan")
+                        try connection.query("PREPARE read_plan AS " + sql)
+                        defer { _ = try? connection.query("DEALLOCATE read_plan") }
+                        return try connection.query(name == "context" ? "EXPLAIN EXECUTE read_plan(1)" : "EXPLAIN EXECUTE read_plan('me', 30)")
+                            .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+                    }
+                }
+                #expect(plan.contains("Index Scan using apns_credentials_pkey"), "\(name): \(plan)")
+                #expect(!plan.contains("Seq Scan"), "\(name): \(plan)")
+            }
             // Marking one environment's credential broken: by its key, and only that row.
             let plan = try await pool.query("EXPLAIN " + AppCredential.markBrokenSQL, [app, "sandbox", "x", "r"])
                 .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
