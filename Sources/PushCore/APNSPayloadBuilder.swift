@@ -11,7 +11,8 @@ import RelayCore
 /// ```
 /// - `aps`: `alert` (`notification.ios.alert`, else `notification.alert`; an empty text
 ///   shows none), `badge`, `sound`, `content-available: 1`, `mutable-content: 1`,
-///   `category`, `thread-id`, `interruption-level`.
+///   `category`, `thread-id`, `interruption-level`, `relevance-score`, `target-content-id`:
+///   every field JPush and Apple both define, under Apple's name.
 /// - `notification.ios.extras` at the top level; they may not use `aps`, `_j_msgid` or
 ///   `_j_message`.
 /// - `_j_msgid`: the msg_id as a JSON number, as JPush's own APNs payloads carry it.
@@ -67,6 +68,8 @@ public enum APNSPayloadBuilder {
         if let category = ios.category { aps["category"] = .value(.string(category)) }
         if let threadID = ios.threadID { aps["thread-id"] = .value(.string(threadID)) }
         if let level = ios.interruptionLevel { aps["interruption-level"] = .value(.string(level.rawValue)) }
+        if let score = ios.relevanceScore { aps["relevance-score"] = .value(.double(score)) }
+        if let target = ios.targetContentID { aps["target-content-id"] = .value(.string(target)) }
 
         // Parsing refuses extras that use our keys; a request built in code cannot slip one in.
         var top = ios.extras.filter { !IOSNotification.reservedKeys.contains($0.key) }

@@ -46,8 +46,7 @@ public enum BatchPushList {
         do throws(JPushError) {
             try PushRequest.checkCID(cid, field: "pushlist key \"\(cid)\"")
             let reader = try JSONObjectReader(entry, path: path)
-            try reader.rejectUnknownKeys(allowed: ["platform", "target", "notification", "message", "options"])
-            let request = try PushRequest(reader, audience: try audience(reader, target: target), cid: cid)
+            let request = try PushRequest(reader, keys: .pushlistEntry, audience: try audience(reader, target: target), cid: cid)
             var fields = reader.fields
             fields["target"] = nil
             fields["audience"] = audienceJSON(request.audience)

@@ -12,13 +12,18 @@ public struct IOSNotification: Sendable, Equatable {
     public var category: String?
     public var threadID: String?
     public var interruptionLevel: InterruptionLevel?
+    /// `aps.relevance-score`: from 0 to 1, how iOS ranks the notification in a summary.
+    public var relevanceScore: Double?
+    /// `aps.target-content-id`: the window or content the notification brings forward.
+    public var targetContentID: String?
     /// Placed at the top level of the APNs payload beside `aps`.
     public var extras: [String: JSONValue]
 
     public init(
         alert: IOSAlert? = nil, sound: IOSSound? = nil, badge: BadgeChange? = nil, contentAvailable: Bool = false,
         mutableContent: Bool = false, category: String? = nil, threadID: String? = nil,
-        interruptionLevel: InterruptionLevel? = nil, extras: [String: JSONValue] = [:]
+        interruptionLevel: InterruptionLevel? = nil, relevanceScore: Double? = nil, targetContentID: String? = nil,
+        extras: [String: JSONValue] = [:]
     ) {
         self.alert = alert
         self.sound = sound
@@ -28,6 +33,8 @@ public struct IOSNotification: Sendable, Equatable {
         self.category = category
         self.threadID = threadID
         self.interruptionLevel = interruptionLevel
+        self.relevanceScore = relevanceScore
+        self.targetContentID = targetContentID
         self.extras = extras
     }
 
@@ -35,10 +42,7 @@ public struct IOSNotification: Sendable, Equatable {
     public static let reservedKeys: Set<String> = ["aps", "_j_msgid", "_j_message"]
 
     static func parse(_ reader: JSONObjectReader) throws(JPushError) -> IOSNotification {
-        try reader.rejectUnknownKeys(allowed: [
-            "alert", "sound", "badge", "content-available", "mutable-content", "category", "thread-id",
-            "interruption-level", "extras",
-        ])
+        _ = try PushBodyKeys.ios.check(reader)
         var ios = IOSNotification()
         if let value = reader.fields["alert"], value != .null { ios.alert = try IOSAlert.parse(value, reader: reader) }
         if let value = reader.fields["sound"], value != .null { ios.sound = try IOSSound.parse(value, reader: reader) }
@@ -56,6 +60,11 @@ public struct IOSNotification: Sendable, Equatable {
             }
             ios.interruptionLevel = parsed
         }
+        ios.relevanceScore = try reader.optionalNumber("relevance-score")
+        if let score = ios.relevanceScore, !(0...1).contains(score) {
+            throw JPushError.illegalValue("\(reader.name("relevance-score")) must be from 0 to 1, got \(score)")
+        }
+        ios.targetContentID = try reader.optionalString("target-content-id")
         ios.extras = try reader.optionalFreeObject("extras") ?? [:]
         if let reserved = CanonicalJSON.sorted(ios.extras.keys).first(where: reservedKeys.contains) {
             throw JPushError.illegalValue("\(reader.name("extras")) may not set \"\(reserved)\"; PushRelay writes that key itself")

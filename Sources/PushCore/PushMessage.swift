@@ -14,8 +14,9 @@ public struct PushMessage: Sendable, Equatable {
         self.extras = extras
     }
 
-    static func parse(_ reader: JSONObjectReader) throws(JPushError) -> PushMessage {
-        try reader.rejectUnknownKeys(allowed: ["msg_content", "title", "content_type", "extras"])
+    /// - Parameter ignored: gets the paths of the parts not delivered (`message.test_message`).
+    static func parse(_ reader: JSONObjectReader, ignored: inout [String]) throws(JPushError) -> PushMessage {
+        ignored += try PushBodyKeys.message.check(reader)
         return PushMessage(
             msgContent: try reader.string("msg_content"),
             title: try reader.optionalString("title"),

@@ -28,12 +28,11 @@ public struct PushOptions: Sendable, Equatable {
         self.bigPushDuration = bigPushDuration
     }
 
-    static func parse(_ reader: JSONObjectReader?) throws(JPushError) -> PushOptions {
+    /// - Parameter ignored: gets the paths of the parts not delivered (`options.third_party_channel`, …).
+    static func parse(_ reader: JSONObjectReader?, ignored: inout [String]) throws(JPushError) -> PushOptions {
         var options = PushOptions()
         guard let reader else { return options }
-        try reader.rejectUnknownKeys(allowed: [
-            "sendno", "time_to_live", "apns_production", "apns_collapse_id", "override_msg_id", "big_push_duration",
-        ])
+        ignored += try PushBodyKeys.options.check(reader)
         options.sendno = try sendno(reader)
         options.timeToLive = try reader.optionalInt("time_to_live", in: 0...PushLimits.timeToLive) ?? PushLimits.defaultTimeToLive
         options.apnsProduction = try reader.optionalFlag("apns_production") ?? true

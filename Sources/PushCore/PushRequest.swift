@@ -14,10 +14,18 @@ public struct PushRequest: Sendable, Equatable {
     public var options: PushOptions
     /// The idempotency key: the same cid for the same app gets the first answer again.
     public var cid: String?
+    /// The documented parts of the body this relay keeps with the message but does not
+    /// deliver, by path (`"notification.android"`, `"sms_message"`, …), sorted.
+    public var ignored: [String]
+    /// True when iOS devices get a notification: the platform includes iOS and the body has
+    /// something for them. A body whose only content is in parts this relay ignores (an
+    /// `android` block with `platform: "all"`, `voip`, `sms_message`, …) is accepted and sends
+    /// nothing to iOS.
+    public var deliversToIOS: Bool
 
     public init(
         platform: PlatformSelection, audience: Audience, notification: PushNotification? = nil,
-        message: PushMessage? = nil, options: PushOptions = PushOptions(), cid: String? = nil
+        message: PushMessage? = nil, options: PushOptions = PushOptions(), cid: String? = nil, ignored: [String] = []
     ) {
         self.platform = platform
         self.audience = audience
@@ -25,12 +33,14 @@ public struct PushRequest: Sendable, Equatable {
         self.message = message
         self.options = options
         self.cid = cid
+        self.ignored = ignored
+        deliversToIOS = platform.includesIOS
     }
 
     /// Parses and validates a push body.
     ///
     /// - Throws: `JPushError` 1002 (missing), 1003 (illegal value), 1005 (APNs payload too
-    ///   large) or 1009 (unknown key), each message naming the field's path.
+    ///   large) or 1009 (a key JPush does not document), each message naming the field's path.
     public static func parse(_ body: [UInt8]) throws(JPushError) -> PushRequest {
         try PushRequest(json: JSONValue.parse(body))
     }
@@ -38,27 +48,37 @@ public struct PushRequest: Sendable, Equatable {
     /// Validates a parsed push body.
     public init(json: JSONValue) throws(JPushError) {
         let reader = try JSONObjectReader(json, path: "")
-        try reader.rejectUnknownKeys(allowed: ["platform", "audience", "notification", "message", "options", "cid"])
-        try self.init(reader, audience: Audience.parse(reader.fields["audience"]), cid: Self.cid(reader))
+        try self.init(reader, keys: .body, audience: Audience.parse(reader.fields["audience"]), cid: Self.cid(reader))
     }
 
     /// The common part of a push body and a pushlist entry; the audience comes from the caller.
-    init(_ reader: JSONObjectReader, audience: @autoclosure () throws(JPushError) -> Audience, cid: String?) throws(JPushError) {
+    init(_ reader: JSONObjectReader, keys: PushBodyKeys, audience: @autoclosure () throws(JPushError) -> Audience,
+         cid: @autoclosure () throws(JPushError) -> String?) throws(JPushError) {
+        var ignored = try keys.check(reader)
         platform = try PlatformSelection.parse(reader.fields["platform"])
         self.audience = try audience()
         notification = try reader.optionalObject("notification").map { (notification) throws(JPushError) in
-            try PushNotification.parse(notification)
+            try PushNotification.parse(notification, ignored: &ignored)
         }
-        message = try reader.optionalObject("message").map { (message) throws(JPushError) in try PushMessage.parse(message) }
+        message = try reader.optionalObject("message").map { (message) throws(JPushError) in
+            try PushMessage.parse(message, ignored: &ignored)
+        }
         guard notification != nil || message != nil else {
             throw JPushError.missingParameter("notification or message is required")
         }
-        options = try PushOptions.parse(reader.optionalObject("options"))
-        self.cid = cid
-        if platform.includesIOS {
+        options = try PushOptions.parse(reader.optionalObject("options"), ignored: &ignored)
+        self.cid = try cid()
+        self.ignored = CanonicalJSON.sorted(ignored)
+        deliversToIOS = platform.includesIOS
+        guard deliversToIOS else { return }
+        do throws(JPushError) {
             // The worst case: the longest msg_id and badge; throws 1005 when too large, 1002
             // when there is nothing to deliver to iOS.
             _ = try APNSPayloadBuilder.prepare(self, msgID: MessageID(rawValue: .max)!, topic: "", acceptedAt: 0)
+        } catch {
+            // Nothing for iOS is a mistake only when there is no content for anyone else either.
+            guard error.code == 1002, self.ignored.contains(where: PushBodyKeys.ignoredContent.contains) else { throw error }
+            deliversToIOS = false
         }
     }
 

@@ -55,7 +55,7 @@ public final class MessageStore: Sendable {
     ///   `PostgresError` when the database fails.
     public func accept(appID: Int64, request: PushRequest, body: [UInt8]) async throws -> Accepted {
         let bodyText = String(decoding: body, as: UTF8.self)
-        let handoff = request.platform.includesIOS && request.audience.isTargeted ? worker?.reserveHandoff() : nil
+        let handoff = request.deliversToIOS && request.audience.isTargeted ? worker?.reserveHandoff() : nil
         // The reserved slot gets the chunk as soon as the statement returns, on the pool's
         // thread (sending does not wait for this task to resume), or is given back here when
         // nothing was leased or the statement failed.
@@ -100,7 +100,7 @@ public final class MessageStore: Sendable {
         // is answered and a worker wakes): the message row, and for iOS the audience check,
         // a targeted push's chunks and the notification, all or nothing.
         let audience = AudienceQuery(request.audience, appID: appID, environment: environment, firstParameter: 1)
-        var parameters = request.platform.includesIOS ? audience.parameters : []
+        var parameters = request.deliversToIOS ? audience.parameters : []
         func bind(_ value: (any PostgresBindable)?) -> String {
             parameters.append(value)
             return "$\(parameters.count)"
@@ -114,8 +114,8 @@ public final class MessageStore: Sendable {
             CASE WHEN \(bind(bigPush))::integer > 0 THEN to_timestamp(\(bind(now + bigPush))::bigint) END
             """
         let sql: String
-        if !request.platform.includesIOS {
-            // Accepted, nobody to deliver to on this relay.
+        if !request.deliversToIOS {
+            // Accepted, nothing to deliver on this relay.
             sql = """
                 WITH message AS (
                     INSERT INTO messages (\(columns), state, finished_at) VALUES (\(values), 'done', now())

@@ -14,11 +14,22 @@ import Testing
     @Test func everyField() throws {
         let parsed = try ios(#"""
             {"alert":"a","sound":"ping.caf","badge":3,"content-available":true,"mutable-content":true,
-             "category":"reply","thread-id":"chat-9","interruption-level":"time-sensitive","extras":{"k":[1,"v"]}}
+             "category":"reply","thread-id":"chat-9","interruption-level":"time-sensitive","relevance-score":0.75,
+             "target-content-id":"chat-window-9","extras":{"k":[1,"v"]}}
             """#)
         #expect(parsed == IOSNotification(
             alert: .text("a"), sound: .named("ping.caf"), badge: .set(3), contentAvailable: true, mutableContent: true,
-            category: "reply", threadID: "chat-9", interruptionLevel: .timeSensitive, extras: ["k": .array([.int(1), .string("v")])]))
+            category: "reply", threadID: "chat-9", interruptionLevel: .timeSensitive, relevanceScore: 0.75,
+            targetContentID: "chat-window-9", extras: ["k": .array([.int(1), .string("v")])]))
+    }
+
+    @Test func relevanceScoreIsFromZeroToOne() throws {
+        #expect(try ios(#"{"alert":"a","relevance-score":0}"#).relevanceScore == 0)
+        #expect(try ios(#"{"alert":"a","relevance-score":1}"#).relevanceScore == 1)
+        #expect(error(#"{"alert":"a","relevance-score":1.5}"#)?.message == "notification.ios.relevance-score must be from 0 to 1, got 1.5")
+        #expect(error(#"{"alert":"a","relevance-score":-0.1}"#)?.code == 1003)
+        #expect(error(#"{"alert":"a","relevance-score":"high"}"#)?.message == "notification.ios.relevance-score must be a number, got a string")
+        #expect(error(#"{"alert":"a","target-content-id":5}"#)?.message == "notification.ios.target-content-id must be a string, got a number")
     }
 
     @Test func alertDictionary() throws {

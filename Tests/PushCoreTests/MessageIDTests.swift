@@ -27,9 +27,14 @@ import Testing
         }
     }
 
-    @Test func replyRendersBothAsStrings() {
-        let reply = PushReply.body(sendno: 12345, msgID: MessageID(rawValue: 9_223_372_036_854_775_807)!)
-        #expect(String(decoding: reply, as: UTF8.self) == #"{"msg_id":"9223372036854775807","sendno":"12345"}"#)
+    @Test func replyRendersBothAsStrings() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let reply = PushReply(sendno: 12345, msgID: MessageID(rawValue: 9_223_372_036_854_775_807)!)
+        #expect(String(decoding: try encoder.encode(reply), as: UTF8.self) == #"{"msg_id":"9223372036854775807","sendno":"12345"}"#)
+        let ignoring = PushReply(sendno: 0, msgID: MessageID(rawValue: 5)!, ignored: ["callback", "notification.android"])
+        #expect(String(decoding: try encoder.encode(ignoring), as: UTF8.self)
+            == #"{"ignored":["callback","notification.android"],"msg_id":"5","sendno":"0"}"#)
     }
 }
 

@@ -21,9 +21,10 @@ import Testing
     @Test func everyApsField() throws {
         let text = try payloadText(iosBody(#"""
             {"alert":{"title":"T","body":"B","loc-args":["a"]},"sound":"ping.caf","badge":5,"content-available":1,
-             "mutable-content":true,"category":"c","thread-id":"t","interruption-level":"passive","extras":{"z":1,"a":{"y":2,"b":null}}}
+             "mutable-content":true,"category":"c","thread-id":"t","interruption-level":"passive","relevance-score":0.5,
+             "target-content-id":"w","extras":{"z":1,"a":{"y":2,"b":null}}}
             """#))
-        #expect(text == #"{"_j_msgid":42,"a":{"b":null,"y":2},"aps":{"alert":{"body":"B","loc-args":["a"],"title":"T"},"badge":5,"category":"c","content-available":1,"interruption-level":"passive","mutable-content":1,"sound":"ping.caf","thread-id":"t"},"z":1}"#)
+        #expect(text == #"{"_j_msgid":42,"a":{"b":null,"y":2},"aps":{"alert":{"body":"B","loc-args":["a"],"title":"T"},"badge":5,"category":"c","content-available":1,"interruption-level":"passive","mutable-content":1,"relevance-score":0.5,"sound":"ping.caf","target-content-id":"w","thread-id":"t"},"z":1}"#)
     }
 
     @Test func criticalSound() throws {

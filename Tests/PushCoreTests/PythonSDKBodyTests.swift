@@ -50,9 +50,11 @@ import Testing
             == #"{"_j_message":{"extras":{"k2":"v2","k3":"v3"},"msg_content":"content"},"_j_msgid":42,"aps":{"alert":"Hello, IOS JPush!","badge":3,"sound":"a.caf"},"k1":"v1"}"#)
     }
 
-    @Test func smsMessageIsNotSupported() {
+    @Test func smsMessageIsKeptAndIgnored() throws {
         let text = #"{"audience": "all", "platform": "all", "notification": {"alert": "a sms message from python jpush api"}, "sms_message": {"content": "a sms message from python jpush api", "delay_time": 0}}"#
-        #expect(rejection(text) == JPushError(status: 400, code: 1009, message: "unknown field \"sms_message\""))
+        let request = try push(text)
+        #expect(request.ignored == ["sms_message"])
+        #expect(try payloadText(request) == #"{"_j_msgid":42,"aps":{"alert":"a sms message from python jpush api"}}"#)
     }
 
     @Test func asciiEscapedChinese() throws {

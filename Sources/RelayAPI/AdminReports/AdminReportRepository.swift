@@ -65,7 +65,9 @@ struct AdminReportRepository: Sendable {
             "withdrawn": counters.withdrawn,
             "pending": counters.pending,
         ] as [String: Any]
-        json["alert"] = Self.alert(ofBody: try row.string("body")) ?? NSNull()
+        let body = try row.string("body")
+        json["alert"] = Self.alert(ofBody: body) ?? NSNull()
+        json["ignored"] = PushBodyKeys.ignoredParts(ofBody: Array(body.utf8))
         return json
     }
 

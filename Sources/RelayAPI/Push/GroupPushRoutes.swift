@@ -74,7 +74,10 @@ struct GroupPushRoutes: Sendable {
             do {
                 let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
                 context.countAccepted(accepted, appKey: app.appKey)
-                reply[app.appKey] = ["sendno": String(accepted.sendno), "msg_id": accepted.msgID.description]
+                context.logIgnored(push, accepted: accepted, appKey: app.appKey)
+                var answer: [String: Any] = ["sendno": String(accepted.sendno), "msg_id": accepted.msgID.description]
+                if !push.ignored.isEmpty { answer["ignored"] = push.ignored }
+                reply[app.appKey] = answer
             } catch let error as JPushError {
                 reply[app.appKey] = PushRoutes.errorObject(error)
             }

@@ -17,12 +17,13 @@ struct PushRoutes: Sendable {
             let push = try PushRequest.parse(request.body)
             let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
             context.countAccepted(accepted, appKey: app.appKey)
-            return HTTPResponse.json(200, PushReply.body(sendno: accepted.sendno, msgID: accepted.msgID))
+            context.logIgnored(push, accepted: accepted, appKey: app.appKey)
+            return try jsonResponse(200, encoding: PushReply(sendno: accepted.sendno, msgID: accepted.msgID, ignored: push.ignored))
         })
 
         router.add("POST", "/v3/push/validate", context.appHandler { request, _, _ in
             let push = try PushRequest.parse(request.body)
-            return HTTPResponse.json(200, PushReply.body(sendno: push.options.sendno, msgID: messages.nextMessageID()))
+            return try jsonResponse(200, encoding: PushReply(sendno: push.options.sendno, msgID: messages.nextMessageID(), ignored: push.ignored))
         })
 
         router.add("DELETE", "/v3/push/{msg_id}", context.appHandler { _, parameters, app in
@@ -52,7 +53,10 @@ struct PushRoutes: Sendable {
                         do {
                             let accepted = try await messages.accept(appID: app.id, request: push, body: body)
                             context.countAccepted(accepted, appKey: app.appKey)
-                            reply[entry.cid] = ["msg_id": accepted.msgID.description]
+                            context.logIgnored(push, accepted: accepted, appKey: app.appKey)
+                            var answer: [String: Any] = ["msg_id": accepted.msgID.description]
+                            if !push.ignored.isEmpty { answer["ignored"] = push.ignored }
+                            reply[entry.cid] = answer
                         } catch let error as JPushError {
                             reply[entry.cid] = Self.errorObject(error)
                         }

@@ -1,0 +1,127 @@
+import RelayCore
+
+/// The keys JPush documents for each object of a push body that PushRelay reads, split into
+/// those it delivers and those it keeps with the message without delivering them (other
+/// platforms, vendor channels, SMS, callbacks, …).
+///
+/// A key in neither set is refused with 1009, so a typo is an error; a documented key is never
+/// refused. The insides of an ignored part are JPush's business: only their type is checked
+/// (an object, a flag, …), so a body JPush accepts is accepted here.
+public struct PushBodyKeys: Sendable {
+    /// The object's path with a trailing dot ("" for the body, "notification." …).
+    public let path: String
+    /// Keys PushRelay reads and delivers (or uses: `cid`, `options.sendno`, …).
+    public let delivered: Set<String>
+    /// Keys PushRelay accepts, stores with the message and does not deliver, with the type
+    /// each must have.
+    public let ignored: [String: IgnoredKind]
+
+    /// What an ignored key's value must be.
+    public enum IgnoredKind: Sendable, Equatable {
+        case object
+        /// `true`/`false`, or 0/1 as JPush's SDKs send flags.
+        case flag
+        case integer
+        case string
+    }
+
+    public var documented: Set<String> { delivered.union(ignored.keys) }
+
+    /// The push body: `platform`, `audience`, `notification`, `message`, `options`, `cid`, and
+    /// the parts only JPush delivers.
+    public static let body = PushBodyKeys(
+        path: "",
+        delivered: ["platform", "audience", "notification", "message", "options", "cid"],
+        ignored: [
+            "sms_message": .object, "callback": .object, "notification_3rd": .object, "inapp_message": .object,
+            "live_activity": .object,
+        ])
+
+    /// `notification`: the shortcut alert and iOS are delivered; the other platforms' blocks,
+    /// VoIP (JPush's own iOS SDK channel) and smart timing are not.
+    public static let notification = PushBodyKeys(
+        path: "notification.",
+        delivered: ["alert", "ios"],
+        ignored: [
+            "android": .object, "hmos": .object, "quickapp": .object, "winphone": .object, "voip": .object,
+            "ai_opportunity": .flag,
+        ])
+
+    /// `notification.ios`: all delivered, in `aps` or beside it (`extras`).
+    public static let ios = PushBodyKeys(
+        path: "notification.ios.",
+        delivered: [
+            "alert", "sound", "badge", "content-available", "mutable-content", "category", "thread-id",
+            "interruption-level", "relevance-score", "target-content-id", "extras",
+        ],
+        ignored: [:])
+
+    /// `message`: delivered to iOS as a background push; `test_message` marks HarmonyOS test
+    /// messages.
+    public static let message = PushBodyKeys(
+        path: "message.",
+        delivered: ["msg_content", "title", "content_type", "extras"],
+        ignored: ["test_message": .flag])
+
+    /// `options`: the vendor channels' options and the Android message classification are not
+    /// delivered.
+    public static let options = PushBodyKeys(
+        path: "options.",
+        delivered: ["sendno", "time_to_live", "apns_production", "apns_collapse_id", "override_msg_id", "big_push_duration"],
+        ignored: [
+            "third_party_channel": .object, "classification": .integer, "notification_3rd_ver": .string,
+            "alternate_set": .flag,
+        ])
+
+    /// An entry of a batch push's `pushlist`: the body's keys with `target` for `audience`,
+    /// and no `cid` (the entry's key is its cid).
+    public static let pushlistEntry = PushBodyKeys(
+        path: "", delivered: ["platform", "target", "notification", "message", "options"], ignored: body.ignored)
+
+    /// The ignored parts that carry content for someone (another platform, a channel, SMS), as
+    /// opposed to options of a delivery: a body whose only content is in them is accepted.
+    public static let ignoredContent: Set<String> = [
+        "sms_message", "notification_3rd", "inapp_message", "live_activity", "notification.android", "notification.hmos",
+        "notification.quickapp", "notification.winphone", "notification.voip",
+    ]
+
+    /// Every object of a push body PushRelay checks the keys of, for documentation and tests.
+    public static let all: [PushBodyKeys] = [body, notification, ios, message, options]
+
+    /// Refuses undocumented keys (1009) and checks the type of each ignored part present.
+    ///
+    /// - Returns: the paths in the push body of the ignored parts present (not null), e.g.
+    ///   `"notification.android"`, in the order the keys sort.
+    func check(_ reader: JSONObjectReader) throws(JPushError) -> [String] {
+        try reader.rejectUnknownKeys(allowed: documented)
+        var present: [String] = []
+        for key in CanonicalJSON.sorted(ignored.keys) where reader.has(key) {
+            switch ignored[key]! {
+            case .object: _ = try reader.optionalFreeObject(key)
+            case .flag: _ = try reader.optionalFlag(key)
+            case .integer: _ = try reader.optionalInt(key)
+            case .string: _ = try reader.optionalString(key)
+            }
+            present.append(path + key)
+        }
+        return present
+    }
+
+    /// The ignored parts of a stored push body, by their keys alone: the body was validated
+    /// when it was accepted, and a report shows what it holds even if the rules changed since.
+    ///
+    /// - Returns: the paths, sorted; none when the body is not a JSON object.
+    public static func ignoredParts(ofBody body: [UInt8]) -> [String] {
+        guard case .object(let top)? = try? JSONValue.parse(body) else { return [] }
+        var parts = Self.body.present(in: top)
+        for keys in [notification, message, options] {
+            let key = String(keys.path.dropLast())
+            if case .object(let fields)? = top[key] { parts += keys.present(in: fields) }
+        }
+        return CanonicalJSON.sorted(parts)
+    }
+
+    private func present(in fields: [String: JSONValue]) -> [String] {
+        ignored.keys.filter { fields[$0] != nil && fields[$0] != .null }.map { path + $0 }
+    }
+}
