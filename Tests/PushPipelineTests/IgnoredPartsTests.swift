@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// Documented parts of a push that this relay does not deliver: accepted, stored with the
+/// message, and named as `ignored` by the answer and the message's report.
+@Suite struct IgnoredPartsTests {
+    @Test func theAnswerAndTheReportNameTheIgnoredParts() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let token = try await relay.insertDevices(app, count: 1, prefix: "c1")[0]
+            try await relay.pool.query("UPDATE devices SET alias = 'carol' WHERE token = $1", [token])
+
+            // A plain push: JPush's answer exactly, no extra key.
+            let plain = try await relay.push(app, ["platform": "ios", "audience": ["alias": ["carol"]], "notification": ["alert": "plain"]])
+            #expect(plain.status == 200)
+            #expect(Set(plain.json.keys) == ["sendno", "msg_id"])
+
+            let body: [String: Any] = [
+                "platform": "all", "audience": ["alias": ["carol"]],
+                "notification": ["alert": "mixed", "android": ["alert": "a", "builder_id": 1]],
+                "sms_message": ["temp_id": 1250, "delay_time": 60],
+                "options": ["third_party_channel": ["oppo": ["channel_id": "orders"]], "sendno": 5],
+            ]
+            let expected = ["notification.android", "options.third_party_channel", "sms_message"]
+            let validated = try await relay.request("POST", "/v3/push/validate", auth: app.auth, json: body)
+            #expect(validated.status == 200)
+            #expect(validated.json["ignored"] as? [String] == expected)
+            let reply = try await relay.push(app, body)
+            #expect(reply.status == 200)
+            #expect(reply.json["sendno"] as? String == "5")
+            #expect(reply.json["ignored"] as? [String] == expected)
+            let msgID = try #require((reply.json["msg_id"] as? String).flatMap(Int64.init))
+            try await relay.waitUntilFinished(msgID)
+            #expect(relay.simulator.deliveries(token: token).contains { $0.msgID == msgID && $0.alert == "mixed" })
+
+            let report = try await relay.request("GET", "/admin/v1/messages/\(msgID)")
+            #expect(report.json["ignored"] as? [String] == expected)
+            let plainID = try #require((plain.json["msg_id"] as? String).flatMap(Int64.init))
+            #expect(try await relay.request("GET", "/admin/v1/messages/\(plainID)").json["ignored"] as? [String] == [])
+
+            let batch = try await relay.request("POST", "/v3/push/batch/alias/single", auth: app.auth, json: ["pushlist": [
+                "cid-9": ["platform": "ios", "target": "carol", "notification": ["alert": "batch"], "callback": ["url": "https://example.com"]],
+            ]])
+            #expect((batch.json["cid-9"] as? [String: Any])?["ignored"] as? [String] == ["callback"])
+        }
+    }
+
+    @Test func aPushWithContentOnlyForOthersSendsNothingToIOS() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let token = try await relay.insertDevices(app, count: 1, prefix: "c2")[0]
+            let reply = try await relay.push(app, ["platform": "all", "audience": "all",
+                                                   "notification": ["android": ["alert": "only for android"]]])
+            #expect(reply.status == 200)
+            #expect(reply.json["ignored"] as? [String] == ["notification.android"])
+            let msgID = try #require((reply.json["msg_id"] as? String).flatMap(Int64.init))
+            #expect(try await relay.waitUntilFinished(msgID)["state"] == "done")
+            #expect(relay.simulator.deliveries(token: token).isEmpty)
+        }
+    }
+}
