@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Documented parts of a push that this relay does not deliver: accepted, stored with the
-/// message, and named as `ignored` by the answer and the message's report.
+/// message, and named as `ignored` by the answer and the message's reports (admin and JPush's
+/// `/v3/messages/detail`).
 @Suite struct IgnoredPartsTests {
     @Test func theAnswerAndTheReportNameTheIgnoredParts() async throws {
         try await PipelineHarness.with { relay in
@@ -39,6 +40,9 @@ import Testing
             let report = try await relay.request("GET", "/admin/v1/messages/\(msgID)")
             #expect(report.json["ignored"] as? [String] == expected)
             #expect(try await relay.request("GET", "/admin/v1/messages/\(plainID)").json["ignored"] as? [String] == [])
+            let detail = try await relay.request("GET", "/v3/messages/detail?msg_ids=\(msgID),\(plainID)", auth: app.auth)
+            let details = try #require(try JSONSerialization.jsonObject(with: detail.body) as? [[String: Any]])
+            #expect(details.map { $0["ignored"] as? [String] } == [expected, []])
 
             let batch = try await relay.request("POST", "/v3/push/batch/alias/single", auth: app.auth, json: ["pushlist": [
                 "cid-9": ["platform": "ios", "target": "carol", "notification": ["alert": "batch"], "callback": ["url": "https://example.com"]],

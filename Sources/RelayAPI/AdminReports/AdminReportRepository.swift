@@ -65,9 +65,8 @@ struct AdminReportRepository: Sendable {
             "withdrawn": counters.withdrawn,
             "pending": counters.pending,
         ] as [String: Any]
-        let body = try row.string("body")
-        json["alert"] = Self.alert(ofBody: body) ?? NSNull()
-        json["ignored"] = PushBodyKeys.ignoredParts(ofBody: Array(body.utf8))
+        json["alert"] = Self.alert(ofBody: try row.string("body")) ?? NSNull()
+        json["ignored"] = counters.ignored
         return json
     }
 

@@ -26,6 +26,9 @@ struct MessageCounters: Sendable, Equatable {
     var finishedAt: String?
     /// Seconds from acceptance to the last outcome; nil until the message is finished.
     var durationSeconds: Double?
+    /// The documented parts of the push this relay stored but does not deliver
+    /// (`PushBodyKeys.ignoredParts`), when the report read the message's body.
+    var ignored: [String] = []
 
     /// Targets without an outcome: the rest still to send, or 0 once the message is
     /// withdrawn (what was not sent then never will be; see `withdrawn`).
@@ -51,8 +54,8 @@ struct MessageCounters: Sendable, Equatable {
 }
 
 extension MessageCounters {
-    /// Reads a `messages` row (its id, state, counters and timestamps), as every report
-    /// selects it.
+    /// Reads a `messages` row (its id, state, counters and timestamps, and its body when
+    /// selected), as every report selects it.
     init(row: PostgresRow) throws {
         let idText = try row.string("id")
         let stateText = try row.string("state")
@@ -65,5 +68,6 @@ extension MessageCounters {
             invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
             createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],
             finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
+        ignored = row["body"].map { PushBodyKeys.ignoredParts(ofBody: Array($0.utf8)) } ?? []
     }
 }

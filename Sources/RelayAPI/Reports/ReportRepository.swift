@@ -8,14 +8,15 @@ import PushPipeline
 struct ReportRepository: Sendable {
     let pool: PostgresPool
 
-    /// The app's messages among `$2`: other apps' and unknown ids match nothing.
+    /// The app's messages among `$2`: other apps' and unknown ids match nothing. The body
+    /// (at most 100 rows) gives `/v3/messages/detail` the parts that were ignored.
     static let countersSQL = """
         SELECT id, state, target_count, sent_count, failed_count, invalidated_count, expired_count, retry_count,
                \(isoTimestampSQL("created_at")) AS created_at,
                \(isoTimestampSQL("first_sent_at")) AS first_sent_at,
                \(isoTimestampSQL("last_sent_at")) AS last_sent_at,
                \(isoTimestampSQL("finished_at")) AS finished_at,
-               round(EXTRACT(EPOCH FROM finished_at - created_at), 3) AS duration_seconds
+               round(EXTRACT(EPOCH FROM finished_at - created_at), 3) AS duration_seconds, body
         FROM messages WHERE app_id = $1 AND id = ANY ($2::bigint[])
         """
 

@@ -28,7 +28,8 @@ enum ReportShapes {
     }
 
     /// One element of `GET /v3/messages/detail`: JPush's `details.notification` with
-    /// `sub_ios.apns`, and PushRelay's own figures beside `details`.
+    /// `sub_ios.apns`, and PushRelay's own figures beside `details` (with the push's
+    /// `ignored` parts).
     ///
     /// - Parameters:
     ///   - failures: outcomes other than sent by reason, as the pipeline recorded them.
@@ -59,6 +60,7 @@ enum ReportShapes {
             "finished_at": counters.finishedAt as Any? ?? NSNull(),
             "duration_seconds": counters.durationSeconds as Any? ?? NSNull(),
             "throughput_per_second": counters.throughputPerSecond as Any? ?? NSNull(),
+            "ignored": counters.ignored,
         ]
     }
 }
