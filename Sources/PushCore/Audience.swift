@@ -16,11 +16,15 @@ public enum Audience: Sendable, Hashable {
         return !filter.aliases.isEmpty || !filter.registrationIDs.isEmpty
     }
 
+    /// Audience keys JPush documents whose devices only JPush knows (its user segments, A/B
+    /// tests, Live Activity ids).
+    static let unresolvableKeys: Set<String> = ["segment", "abtest", "live_activity_id"]
+
     /// Reads `audience` from a push body.
     ///
     /// - Throws: 1002 when absent, 1003 for a wrong shape, a list over its limit, an invalid
-    ///   tag or alias, or an object that names nobody; 1009 for keys JPush has but we do not
-    ///   support (`segment`, `abtest`, …).
+    ///   tag or alias, or an object that names nobody; 1009 for keys JPush has but we cannot
+    ///   resolve (`segment`, `abtest`, `live_activity_id`) and for keys JPush does not document.
     static func parse(_ value: JSONValue?) throws(JPushError) -> Audience {
         switch value {
         case nil, .null?:
@@ -29,7 +33,13 @@ public enum Audience: Sendable, Hashable {
             return .all
         case .object(let fields)?:
             let reader = try JSONObjectReader(.object(fields), path: "audience.")
-            try reader.rejectUnknownKeys(allowed: ["tag", "tag_and", "tag_not", "alias", "registration_id"])
+            // Documented by JPush, but resolved only by JPush: ignoring one would change who
+            // gets the push, so it is refused, saying so.
+            if let unresolvable = CanonicalJSON.sorted(fields.filter { $0.value != .null }.keys).first(where: unresolvableKeys.contains) {
+                throw JPushError(status: 400, code: 1009, message:
+                    "audience.\(unresolvable) is JPush's and cannot be resolved by PushRelay; use tag, tag_and, tag_not, alias or registration_id")
+            }
+            try reader.rejectUnknownKeys(allowed: unresolvableKeys.union(["tag", "tag_and", "tag_not", "alias", "registration_id"]))
             let filter = AudienceFilter(
                 tags: try labels(reader, "tag", limit: PushLimits.tagsPerList),
                 tagsAnd: try labels(reader, "tag_and", limit: PushLimits.tagsPerList),

@@ -32,12 +32,18 @@ import Testing
         #expect(error(#"{"tag":null}"#) == expected)
     }
 
-    @Test func wrongShapes() {
+    @Test func wrongShapes() throws {
         #expect(error(#""everyone""#)?.message == "audience must be \"all\" or an object, got \"everyone\"")
         #expect(error("[]")?.message == "audience must be \"all\" or an object, got an array")
         #expect(error(#"{"tag":"a"}"#)?.message == "audience.tag must be an array, got a string")
         #expect(error(#"{"alias":["a",1]}"#)?.message == "audience.alias[1] must be a string, got a number")
-        #expect(error(#"{"abtest":["x"]}"#) == JPushError(status: 400, code: 1009, message: "unknown field \"audience.abtest\""))
+        #expect(error(#"{"abtest":["x"]}"#) == JPushError(status: 400, code: 1009, message:
+            "audience.abtest is JPush's and cannot be resolved by PushRelay; use tag, tag_and, tag_not, alias or registration_id"))
+        for key in ["segment", "live_activity_id"] {
+            #expect(error("{\"\(key)\":[\"x\"],\"alias\":[\"a\"]}")?.message.hasPrefix("audience.\(key) is JPush's") == true)
+        }
+        #expect(try audience(#"{"segment":null,"alias":["a"]}"#) == .filter(AudienceFilter(aliases: ["a"])))
+        #expect(error(#"{"segments":["x"]}"#) == JPushError(status: 400, code: 1009, message: "unknown field \"audience.segments\""))
     }
 
     @Test func listLimitsAtAndPastTheEdge() throws {
