@@ -2,11 +2,12 @@ import Foundation
 import Testing
 
 /// Documented parts of a push that this relay does not deliver: accepted, stored with the
-/// message, and named as `ignored` by the answer and the message's reports (admin and JPush's
-/// `/v3/messages/detail`).
+/// message, and named as `ignored` by the answer, the message's reports (admin and JPush's
+/// `/v3/messages/detail`) and the log.
 @Suite struct IgnoredPartsTests {
-    @Test func theAnswerAndTheReportNameTheIgnoredParts() async throws {
-        try await PipelineHarness.with { relay in
+    @Test func theAnswerTheReportsAndTheLogNameTheIgnoredParts() async throws {
+        let capture = SecretsTests.Capture()
+        try await PipelineHarness.with(logger: capture.logger) { relay in
             let app = try await relay.createApp()
             let token = try await relay.insertDevices(app, count: 1, prefix: "c1")[0]
             try await relay.pool.query("UPDATE devices SET alias = 'carol' WHERE token = $1", [token])
@@ -37,6 +38,11 @@ import Testing
             try await relay.waitUntilFinished(msgID)
             #expect(relay.simulator.deliveries(token: token).first { $0.msgID == msgID }?.alert == "mixed")
 
+            let logged = capture.all.compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
+            }.filter { $0["msg"] == "push accepted with parts this relay does not deliver" }
+            #expect(logged.map { [$0["msg_id"], $0["ignored"], $0["app_key"]] }
+                == [[String(msgID), expected.joined(separator: ","), app.key]])
             let report = try await relay.request("GET", "/admin/v1/messages/\(msgID)")
             #expect(report.json["ignored"] as? [String] == expected)
             #expect(try await relay.request("GET", "/admin/v1/messages/\(plainID)").json["ignored"] as? [String] == [])
