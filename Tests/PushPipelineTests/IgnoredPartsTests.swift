@@ -70,4 +70,22 @@ import Testing
             #expect(relay.simulator.deliveries(token: token).isEmpty)
         }
     }
+
+    @Test func aGroupPushNamesTheIgnoredPartsPerApp() async throws {
+        try await PipelineHarness.with { relay in
+            let apps = [try await relay.createApp("one"), try await relay.createApp("two")]
+            for (index, app) in apps.enumerated() { try await relay.insertDevices(app, count: 1, prefix: "d\(index)") }
+            let created = try await relay.request("POST", "/admin/v1/groups", json: ["name": "family", "app_keys": apps.map(\.key)])
+            let groupKey = try #require(created.json["group_key"] as? String)
+            let secret = try #require(created.json["group_secret"] as? String)
+            let reply = try await relay.request("POST", "/v3/grouppush", auth: .basic("group-\(groupKey)", secret), json: [
+                "platform": "all", "audience": "all", "notification": ["alert": "family", "voip": ["k": "v"]],
+                "callback": ["url": "https://example.com/cb"],
+            ])
+            #expect(reply.status == 200)
+            for app in apps {
+                #expect((reply.json[app.key] as? [String: Any])?["ignored"] as? [String] == ["callback", "notification.voip"])
+            }
+        }
+    }
 }
