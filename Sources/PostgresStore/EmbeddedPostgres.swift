@@ -184,7 +184,7 @@ public final class EmbeddedPostgres: Sendable {
         guard existing.isEmpty else { return }
         do {
             try connection.execute("CREATE DATABASE \(PostgresText.identifier(Self.databaseName))")
-        } catch PostgresError.server(sqlState: "42P04", _) {
+        } catch PostgresError.server(let state, _) where state == .duplicateDatabase {
             // Created meanwhile by another process starting the same cluster.
         }
     }

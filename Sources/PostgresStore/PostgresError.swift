@@ -3,9 +3,9 @@ public enum PostgresError: Error, Sendable, CustomStringConvertible {
     /// The database cannot be reached: connecting failed, the connection was lost, or no pool
     /// thread became free within the acquire timeout. The API answers 503 (code 1030).
     case unavailable(String)
-    /// The server rejected a statement; `sqlState` is its five-character SQLSTATE code
-    /// (for example `23505` for a unique violation).
-    case server(sqlState: String, message: String)
+    /// The server rejected a statement; `sqlState` says why (for example
+    /// `.uniqueViolation`).
+    case server(sqlState: SQLState, message: String)
     /// A result had an unexpected shape or a value could not be decoded.
     case protocolViolation(String)
 
@@ -26,9 +26,10 @@ public enum PostgresError: Error, Sendable, CustomStringConvertible {
         guard let sqlState, !sqlState.isEmpty else {
             return connectionUsable ? .protocolViolation(message) : .unavailable(message)
         }
-        if !connectionUsable || sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState) {
+        let state = SQLState(rawValue: sqlState)
+        if !connectionUsable || state.meansUnavailable {
             return .unavailable(message)
         }
-        return .server(sqlState: sqlState, message: message)
+        return .server(sqlState: state, message: message)
     }
 }

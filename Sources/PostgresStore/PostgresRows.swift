@@ -46,6 +46,11 @@ public struct PostgresRow: Sendable {
         try decode(column, as: "a timestamp") { PostgresText.date(fromTimestamp: $0) }
     }
 
+    /// A text column holding one of a string enumeration's raw values (a state, say).
+    public func value<T: RawRepresentable>(_ column: String) throws -> T where T.RawValue == String {
+        try decode(column, as: "a \(T.self)") { T(rawValue: $0) }
+    }
+
     private func decode<T>(_ column: String, as kind: String, _ parse: (String) -> T?) throws -> T {
         let text = try string(column)
         guard let value = parse(text) else {

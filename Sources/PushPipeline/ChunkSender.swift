@@ -92,7 +92,7 @@ struct ChunkSender: Sendable {
         var chunk = chunk
         let loaded = if let loaded { loaded } else { try await surviving(chunk) { try await load(chunk) } }
         let now = Date()
-        guard loaded.messageState == "sending" || loaded.messageState == "resolving" else {
+        guard loaded.messageState.isSending else {
             // Withdrawn (or already finished): what is not sent now never will be.
             _ = try await write(&chunk, outcomes: [], retries: 0, sentAt: now, chunkComplete: true)
             return
@@ -154,7 +154,7 @@ struct ChunkSender: Sendable {
                                           chunkComplete: run.isComplete && broken == nil)
             count(written, retries: retries, appKey: credential.appKey)
             early = []
-            if written.messageState == "withdrawn" {
+            if written.messageState == .withdrawn {
                 _ = try await write(&chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
                 return
             }

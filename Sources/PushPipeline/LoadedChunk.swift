@@ -1,10 +1,11 @@
 import Foundation
 import PostgresStore
+import PushCore
 
 /// What a leased chunk needs from the database to be sent: its message, the app's APNs
 /// credential for the message's environment and its devices, each classified as sendable or not.
 struct LoadedChunk: Sendable {
-    var messageState: String
+    var messageState: MessageState
     var body: String
     var environment: String
     var acceptedAt: Int
@@ -86,7 +87,7 @@ struct LoadedChunk: Sendable {
         """
 
     private init(context: PostgresRow, appID: Int64, devices: (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome])) throws {
-        messageState = try context.string("state")
+        messageState = try context.value("state")
         body = try context.string("body")
         environment = try context.string("environment")
         acceptedAt = try context.int("accepted_at")

@@ -71,7 +71,7 @@ public final class MessageStore: Sendable {
                     let (accepted, handed) = try accept(id: id, appID: appID, request: request, body: bodyText, handoff: handoff, on: connection)
                     handoff?.settle(handed)
                     return accepted
-                } catch PostgresError.server(let state, let message) where state == "23505" && message.contains("messages_pkey") && attempt < 5 {
+                } catch PostgresError.server(let state, let message) where state == .uniqueViolation && message.contains("messages_pkey") && attempt < 5 {
                     continue
                 }
             }
@@ -233,10 +233,10 @@ public final class MessageStore: Sendable {
                 guard let row = try connection.query(
                     "SELECT state FROM messages WHERE id = $1 AND app_id = $2 FOR UPDATE", [msgID.rawValue, appID]).first
                 else { return .notFound }
-                switch try row.string("state") {
-                case "withdrawn": return .withdrawn
-                case "done": return .alreadyFinished
-                default: break
+                switch try row.value("state") as MessageState {
+                case .withdrawn: return .withdrawn
+                case .done: return .alreadyFinished
+                case .resolving, .sending: break
                 }
                 try connection.query("""
                     WITH closed AS (

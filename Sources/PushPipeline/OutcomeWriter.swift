@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStore
+import PushCore
 
 /// Writes a batch of outcomes back in one transaction: the sent devices as `delivery_spans`
 /// rows (a run of ids each, `DeliverySpans`, migration 0025), every other outcome as a
@@ -19,7 +20,7 @@ struct OutcomeWriter: Sendable {
     /// What the batch left behind.
     struct Written: Sendable, Equatable {
         /// The message's state after the write (`withdrawn` tells the sender to stop).
-        var messageState: String
+        var messageState: MessageState
         /// Outcomes as recorded: an invalidation the 410 rule refused becomes `failed`.
         var counts: [DeliveryOutcome: Int]
     }
@@ -47,7 +48,7 @@ struct OutcomeWriter: Sendable {
                                          mayConflict: !alone, on: connection)
                     }
                 }
-            } catch PostgresError.server(let state, _) where (state == "40P01" || state == "40001") && attempt < 5 {
+            } catch PostgresError.server(let state, _) where state.isTransactionConflict && attempt < 5 {
                 // Two chunks of different messages touching the same devices: try again.
                 continue
             }
@@ -101,7 +102,7 @@ struct OutcomeWriter: Sendable {
         }
         let state = try connection.preparedQuery(mayConflict ? "pushrelay_write_outcomes" : "pushrelay_write_outcomes_first",
                                                  Self.statement(onConflict: mayConflict), parameters)
-        let messageState = try state.first?.string("state") ?? "done"
+        let messageState: MessageState = try state.first?.value("state") ?? .done
         return Written(messageState: messageState, counts: counts)
     }
 

@@ -99,7 +99,7 @@ struct AdminAppRoutes: Sendable {
         for attempt in 1...3 {
             do {
                 return try await insert(AppKey.generate())
-            } catch PostgresError.server(let state, _) where state == "23505" && attempt < 3 {
+            } catch PostgresError.server(let state, _) where state == .uniqueViolation && attempt < 3 {
                 continue
             }
         }

@@ -85,7 +85,7 @@ struct PostgresTextTests {
         func kind(_ error: PostgresError) -> String {
             switch error {
             case .unavailable: "unavailable"
-            case .server(let state, _): state
+            case .server(let state, _): state.rawValue
             case .protocolViolation: "protocol"
             }
         }

@@ -107,7 +107,7 @@ extension PostgresError {
         return false
     }
 
-    var sqlState: String? {
+    var sqlState: SQLState? {
         if case .server(let sqlState, _) = self { return sqlState }
         return nil
     }

@@ -111,7 +111,7 @@ import TestSupport
             let (chunkID, messageID, appID) = (Int64(try setup.int("id")), Int64(try setup.int("message_id")), Int64(try setup.int("app_id")))
             #expect(chunk.id == chunkID && chunk.messageID == messageID && chunk.appID == appID)
             #expect(chunk.lane == .targeted && chunk.leases == 2)
-            #expect(loaded.messageState == "sending" && loaded.body == #"{"x":1}"# && loaded.environment == "production")
+            #expect(loaded.messageState == .sending && loaded.body == #"{"x":1}"# && loaded.environment == "production")
             #expect(loaded.acceptedAt == 5)
             #expect(loaded.credential?.topic == "com.example.app" && loaded.credential?.isBroken == false)
             #expect(loaded.credential?.sealedSecret == [1, 2])

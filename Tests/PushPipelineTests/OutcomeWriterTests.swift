@@ -46,7 +46,7 @@ import TestSupport
             ]
             let written = try await OutcomeWriter(pool: pool, owner: "me").write(chunk, outcomes: outcomes, retries: 4, sentAt: Date(),
                                                                                  chunkComplete: true)
-            #expect(written.messageState == "done")
+            #expect(written.messageState == .done)
             let message = try await pool.query("""
                 SELECT sent_count, failed_count, invalidated_count, expired_count, retry_count FROM messages WHERE id = $1
                 """, [chunk.messageID])[0]
@@ -74,7 +74,7 @@ import TestSupport
         // The same write again, with the rest of the chunk, from a holder that saw no write succeed.
         let written = try await writer.write(chunk, outcomes: sent.prefix(3) + [refused], retries: 0, sentAt: Date(), chunkComplete: true)
 
-        #expect(written.messageState == "done")
+        #expect(written.messageState == .done)
         let message = try await pool.query("SELECT sent_count, failed_count, chunks_pending FROM messages WHERE id = $1",
                                            [chunk.messageID]).first!
         #expect(try message.int("sent_count") == 3 && message.int("failed_count") == 1, "the recorded outcomes are not counted again")

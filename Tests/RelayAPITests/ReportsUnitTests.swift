@@ -19,7 +19,7 @@ import RelayCore
         }
     }
 
-    static func counters(state: MessageCounters.State, target: Int, sent: Int, failed: Int = 0, invalidated: Int = 0,
+    static func counters(state: MessageState, target: Int, sent: Int, failed: Int = 0, invalidated: Int = 0,
                          expired: Int = 0, duration: Double? = nil) -> MessageCounters {
         MessageCounters(id: MessageID(rawValue: 1)!, state: state, target: target, sent: sent, failed: failed,
                         invalidated: invalidated, expired: expired, retries: 0, createdAt: "2026-11-30T09:00:00Z",

@@ -173,7 +173,7 @@ public final class Scheduler: Sendable {
                     """, [id, occurrence, "\(error.code): \(error.message)"])
                 log.warning("scheduled push refused", ["occurrence": at, "code": String(error.code), "error": error.message])
                 return
-            } catch PostgresError.server(let state, let message) where state == "23505" && message.contains("messages_pkey") && attempt < 5 {
+            } catch PostgresError.server(let state, let message) where state == .uniqueViolation && message.contains("messages_pkey") && attempt < 5 {
                 // The msg_id drawn was taken by another node in the same millisecond: draw again.
                 try connection.query("ROLLBACK TO SAVEPOINT occurrence")
             }

@@ -1,5 +1,6 @@
 import HTTPServer
 import PostgresStore
+import PushCore
 import RelayCore
 
 /// `GET /metrics`: Prometheus text. What was counted as it happened, plus readings taken
@@ -82,7 +83,7 @@ enum QueueMetrics {
             }
             oldest.append((["lane": lane], Double(row?["oldest"] ?? "0") ?? 0))
         }
-        let progress: [(MetricLabels, Double)] = ["resolving", "sending"].map { state in
+        let progress: [(MetricLabels, Double)] = [MessageState.resolving, .sending].map(\.rawValue).map { state in
             (["state": state], Double(messages.first { $0["state"] == state }?["n"] ?? "0") ?? 0)
         }
         return [

@@ -1,3 +1,5 @@
+import PushCore
+
 /// The answer of `POST /v3/status/message` for one registration id.
 enum DeliveryStatus: Int, Sendable, Equatable {
     /// APNs accepted the notification for the device.
@@ -21,7 +23,7 @@ enum DeliveryStatus: Int, Sendable, Equatable {
     ///   - messageState: the message's state. A device without an outcome is a target still
     ///     waiting while the message resolves or sends, not a target once it is `done` (every
     ///     target of a done message has an outcome), and not delivered if it was withdrawn.
-    static func of(isDevice: Bool, outcome: String?, messageState: MessageCounters.State) -> DeliveryStatus {
+    static func of(isDevice: Bool, outcome: String?, messageState: MessageState) -> DeliveryStatus {
         guard isDevice else { return .notInApp }
         if let outcome { return outcome == "sent" ? .delivered : .notDelivered }
         return messageState == .done ? .notTargeted : .notDelivered

@@ -4,14 +4,8 @@ import PushCore
 /// One message's delivery counters as the pipeline keeps them on its `messages` row, and
 /// the figures reports derive from them (no delivery row is ever counted).
 struct MessageCounters: Sendable, Equatable {
-    /// The message's life: `resolving` (the audience is being cut into chunks), `sending`,
-    /// `done` or `withdrawn`.
-    enum State: String, Sendable {
-        case resolving, sending, done, withdrawn
-    }
-
     var id: MessageID
-    var state: State
+    var state: MessageState
     var target: Int
     /// Accepted by APNs.
     var sent: Int
@@ -58,12 +52,11 @@ extension MessageCounters {
     /// selected), as every report selects it.
     init(row: PostgresRow) throws {
         let idText = try row.string("id")
-        let stateText = try row.string("state")
-        guard let id = MessageID(idText), let state = State(rawValue: stateText) else {
-            throw PostgresError.protocolViolation("message row with id \(idText) and state \(stateText)")
+        guard let id = MessageID(idText) else {
+            throw PostgresError.protocolViolation("message row with id \(idText)")
         }
         self.init(
-            id: id, state: state,
+            id: id, state: try row.value("state"),
             target: try row.int("target_count"), sent: try row.int("sent_count"), failed: try row.int("failed_count"),
             invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
             createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],

@@ -65,9 +65,7 @@ struct ReportRepository: Sendable {
         try await pool.withConnection { connection in
             let stateRows = try connection.query(Self.messageStateSQL, [request.messageID.rawValue, appID])
             guard let row = stateRows.first else { return nil }
-            guard let state = MessageCounters.State(rawValue: try row.string("state")) else {
-                throw PostgresError.protocolViolation("unknown message state \(try row.string("state"))")
-            }
+            let state: MessageState = try row.value("state")
             // A malformed id cannot be a device of any app: status 2 without asking.
             let wellFormed = request.registrationIDs.filter { RegistrationID.uuid($0) != nil }
             var found: [String: (isDevice: Bool, outcome: String?)] = [:]
