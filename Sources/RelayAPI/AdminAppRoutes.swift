@@ -2,7 +2,6 @@ import Foundation
 import HTTPServer
 import PostgresStore
 import RelayCore
-import RelayCrypto
 
 /// `/admin/v1/apps`: create, list, show, delete apps and rotate their master secrets.
 struct AdminAppRoutes: Sendable {
@@ -26,13 +25,12 @@ struct AdminAppRoutes: Sendable {
             guard !name.isEmpty, name.utf8.count <= 255, rawName.count <= 255 else {
                 throw JPushError.illegalValue("name must be 1 to 255 bytes of text")
             }
-            let secret = SecureRandom.hex(12)
-            let hash = await slowWork.run { SecretHasher.hash(secret) }
+            let issued = await IssuedSecret.issue(on: slowWork)
             let record = try await createWithFreshKey { key in
-                try await apps.create(appKey: key, name: name, secretHash: hash)
+                try await apps.create(appKey: key, name: name, secretHash: issued.hash)
             }
             var json = record.json
-            json["master_secret"] = secret
+            json["master_secret"] = issued.secret
             return jsonResponse(201, json)
         })
 
@@ -58,14 +56,13 @@ struct AdminAppRoutes: Sendable {
 
         router.add("POST", "/admin/v1/apps/{app_key}/secret", context.adminHandler { _, parameters in
             let appKey = parameters["app_key"] ?? ""
-            let secret = SecureRandom.hex(12)
-            let hash = await slowWork.run { SecretHasher.hash(secret) }
-            guard let record = try await apps.replaceSecretHash(appKey: appKey, secretHash: hash) else {
+            let issued = await IssuedSecret.issue(on: slowWork)
+            guard let record = try await apps.replaceSecretHash(appKey: appKey, secretHash: issued.hash) else {
                 throw Self.appNotFound(appKey)
             }
             authenticator.forget(appKey: appKey)
             var json = record.json
-            json["master_secret"] = secret
+            json["master_secret"] = issued.secret
             return jsonResponse(200, json)
         })
 

@@ -58,6 +58,8 @@ public enum RelayAPI {
         ReportRoutes(context: context).register(in: &router)
         PushRoutes(context: context).register(in: &router)
         GroupPushRoutes(context: context).register(in: &router)
+        GroupReportRoutes(context: context).register(in: &router)
+        AdminGroupRoutes(context: context).register(in: &router)
         ScheduleRoutes(context: context).register(in: &router)
         AdminReportRoutes(context: context).register(in: &router)
         MetricsRoutes(context: context).register(in: &router)

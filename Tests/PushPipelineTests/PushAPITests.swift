@@ -91,6 +91,21 @@ import Testing
             }
             #expect(reply.json[outsider.key] == nil)
             #expect(Set(relay.simulator.deliveries().map(\.token)) == Set(one + two))
+
+            // Looked up by its group_msgid, once delivered: the group's figures and each app's msg_id.
+            let groupMsgID = try #require(reply.json["group_msgid"] as? String)
+            let detail = try await relay.request("GET", "/v3/group/messages/detail?group_msgids=\(groupMsgID)",
+                                                 auth: .basic("group-\(groupKey)", secret))
+            let item = try #require(((try? JSONSerialization.jsonObject(with: detail.body)) as? [[String: Any]])?.first)
+            #expect((item["ios"] as? [String: Any])?["apns_sent"] as? Int == 5 && (item["ios"] as? [String: Any])?["apns_target"] as? Int == 5)
+            let listed = try await relay.request("GET", "/admin/v1/groups/\(groupKey)/messages")
+            let push = try #require((listed.json["messages"] as? [[String: Any]])?.first)
+            #expect(push["group_msgid"] as? String == groupMsgID && push["sent"] as? Int == 5)
+            let parts = try #require(push["apps"] as? [[String: Any]])
+            for app in [first, second] {
+                let part = parts.first { $0["app_key"] as? String == app.key }
+                #expect(part?["msg_id"] as? String == (reply.json[app.key] as? [String: Any])?["msg_id"] as? String && part?["state"] as? String == "done")
+            }
         }
     }
 

@@ -70,6 +70,8 @@ import Testing
             "GET /v3/schedules/{id}/msg_ids": Probe(path: "/v3/schedules/\(a.scheduleID)/msg_ids", expect: .refused),
             // Group keys: B's app key and secret are no group credentials.
             "POST /v3/grouppush": Probe(path: "/v3/grouppush", body: push, expect: .refused),
+            "GET /v3/group/messages/detail": Probe(path: "/v3/group/messages/detail?group_msgids=\(a.msgID)", expect: .refused),
+            "GET /v3/group/users": Probe(path: "/v3/group/users?time_unit=DAY&start=2026-01-01&duration=3", expect: .refused),
         ]
     }
 

@@ -36,11 +36,7 @@ struct AdminReportRoutes: Sendable {
         router.add("GET", "/v3/users", context.reportHandler { request, _, app in
             let query = try UsersQuery(query: request.query)
             let activity = try await DeviceActivity.counts(appID: app.id, boundaries: query.boundaries, pool: pool)
-            let items: [[String: Any]] = zip(query.labels, activity).map { label, counts in
-                ["time": label, "ios": ["new": counts.new, "active": counts.active, "online": NSNull()]]
-            }
-            return jsonResponse(200, ["time_unit": query.unit.rawValue, "start": query.startText, "duration": query.duration,
-                                      "items": items])
+            return try jsonResponse(200, encoding: UsersQuery.Answer(query: query, counts: activity))
         })
     }
 }

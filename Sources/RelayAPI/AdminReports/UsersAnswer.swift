@@ -1,0 +1,40 @@
+import Foundation
+
+extension UsersQuery {
+    /// The answer of `GET /v3/users` (and of `/v3/group/users`, summed over the group's
+    /// apps): per bucket, the iOS devices new and active in it. `online` is null: only a
+    /// JPush client SDK's connection could tell.
+    struct Answer: Encodable {
+        var query: UsersQuery
+        var counts: [DeviceActivity.Counts]
+
+        private struct Item: Encodable {
+            struct IOS: Encodable {
+                var new: Int
+                var active: Int
+
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(new, forKey: .new)
+                    try container.encode(active, forKey: .active)
+                    try container.encodeNil(forKey: .online)
+                }
+
+                enum CodingKeys: String, CodingKey { case new, active, online }
+            }
+
+            var time: String
+            var ios: IOS
+        }
+
+        enum CodingKeys: String, CodingKey { case timeUnit = "time_unit", start, duration, items }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(query.unit.rawValue, forKey: .timeUnit)
+            try container.encode(query.startText, forKey: .start)
+            try container.encode(query.duration, forKey: .duration)
+            try container.encode(zip(query.labels, counts).map { Item(time: $0, ios: .init(new: $1.new, active: $1.active)) }, forKey: .items)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import PostgresStore
+import PushCore
+import RelayCore
+
+/// One recorded group push: per app, the message it became (with its counters) or the
+/// error its push got.
+struct GroupPushRecord: Sendable, Equatable {
+    struct Part: Sendable, Equatable {
+        var appKey: String
+        var result: Result<MessageCounters, JPushError>
+    }
+
+    var groupMsgID: MessageID
+    var createdAt: String
+    var parts: [Part]
+
+    /// The counters summed over the apps' messages.
+    var target: Int { counters.reduce(0) { $0 + $1.target } }
+    var sent: Int { counters.reduce(0) { $0 + $1.sent } }
+
+    var counters: [MessageCounters] { parts.compactMap(\.result.success) }
+}
+
+/// Reads recorded group pushes, each scoped to one group: another group's group_msgid (or
+/// one that exists nowhere) matches nothing.
+struct GroupPushLookup: Sendable {
+    let pool: PostgresPool
+
+    /// A page of the group's group_msgids, newest first: `$2` the cursor (only older ones),
+    /// `$3` how many.
+    static let pageSQL = """
+        SELECT group_msgid FROM group_pushes WHERE group_id = $1 AND group_msgid < $2 ORDER BY group_msgid DESC LIMIT $3
+        """
+
+    /// The group's pushes among `$2` with their parts, newest first and by app key.
+    static let partsSQL = """
+        SELECT p.group_msgid, \(isoTimestampSQL("p.created_at")) AS pushed_at, e.error_code, e.error_message,
+               \(AdminReportRepository.messageColumns)
+        FROM group_pushes p
+        JOIN group_push_messages e ON e.group_msgid = p.group_msgid
+        JOIN apps a ON a.id = e.app_id
+        LEFT JOIN messages m ON m.id = e.message_id
+        WHERE p.group_id = $1 AND p.group_msgid = ANY ($2::bigint[])
+        ORDER BY p.group_msgid DESC, a.app_key
+        """
+
+    /// The group's pushes among `ids`, newest first; ids not of the group are left out.
+    func pushes(groupID: Int64, ids: [MessageID]) async throws -> [GroupPushRecord] {
+        try await pool.withConnection { try Self.pushes(groupID: groupID, ids: ids, on: $0) }
+    }
+
+    /// A page of the group's pushes, newest first, and the cursor of the next page (nil on the last).
+    func page(groupID: Int64, before: Int64?, limit: Int) async throws -> (pushes: [GroupPushRecord], next: String?) {
+        try await pool.withConnection { connection in
+            let ids = try connection.preparedQuery(byText: Self.pageSQL, [groupID, before ?? Int64.max, limit + 1])
+                .map { try Self.messageID($0, "group_msgid") }
+            let pushes = try Self.pushes(groupID: groupID, ids: Array(ids.prefix(limit)), on: connection)
+            return (pushes, ids.count > limit ? pushes.last?.groupMsgID.description : nil)
+        }
+    }
+
+    private static func pushes(groupID: Int64, ids: [MessageID], on connection: PostgresConnection) throws -> [GroupPushRecord] {
+        guard !ids.isEmpty else { return [] }
+        var records: [GroupPushRecord] = []
+        for row in try connection.preparedQuery(byText: partsSQL, [groupID, ReportRepository.bigintArray(ids)]) {
+            let id = try messageID(row, "group_msgid")
+            if records.last?.groupMsgID != id {
+                records.append(GroupPushRecord(groupMsgID: id, createdAt: try row.string("pushed_at"), parts: []))
+            }
+            let result: Result<MessageCounters, JPushError>
+            if let code = row["error_code"].flatMap(Int.init) {
+                result = .failure(JPushError(status: 400, code: code, message: row["error_message"] ?? ""))
+            } else {
+                result = .success(try MessageCounters(row: row))
+            }
+            records[records.count - 1].parts.append(.init(appKey: try row.string("app_key"), result: result))
+        }
+        return records
+    }
+
+    private static func messageID(_ row: PostgresRow, _ column: String) throws -> MessageID {
+        let text = try row.string(column)
+        guard let id = MessageID(text) else { throw PostgresError.protocolViolation("\(column) \(text) is no msg_id") }
+        return id
+    }
+}

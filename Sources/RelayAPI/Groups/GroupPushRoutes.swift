@@ -1,0 +1,25 @@
+import Foundation
+import HTTPServer
+import PushCore
+import RelayCore
+
+/// `POST /v3/grouppush` (Basic `group-<group_key>:<group_secret>`): one push to every app of
+/// the group, recorded under the group_msgid it answers (see `GroupReportRoutes`).
+struct GroupPushRoutes: Sendable {
+    let context: RouteContext
+
+    func register(in router: inout Router) {
+        let store = GroupPushStore(pool: context.dependencies.pool, messages: context.messages)
+        let failure = JPushError.authenticationFailed("authentication failed: Basic group-<group_key>:<group_secret> required")
+        router.add("POST", "/v3/grouppush", context.groupHandler(failure: failure) { request, _, group in
+            let push = try PushRequest.parse(request.body)
+            let (groupMsgID, outcomes) = try await store.accept(group, request: push, body: request.body)
+            for outcome in outcomes {
+                guard case .success(let accepted) = outcome.result else { continue }
+                context.countAccepted(accepted, appKey: outcome.appKey)
+                context.logIgnored(push, accepted: accepted, appKey: outcome.appKey)
+            }
+            return try jsonResponse(200, encoding: GroupShapes.PushAnswer(groupMsgID: groupMsgID, outcomes: outcomes, ignored: push.ignored))
+        })
+    }
+}

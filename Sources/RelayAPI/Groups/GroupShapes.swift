@@ -1,0 +1,161 @@
+import Foundation
+import HTTPServer
+import PushCore
+import PushPipeline
+import RelayCore
+
+/// The JSON answers of the group routes.
+enum GroupShapes {
+    /// `/v3/grouppush`: `group_msgid`, and per app key that app's push answer (`{sendno,
+    /// msg_id}`, with `ignored` as `/v3/push` says it) or JPush's error object.
+    struct PushAnswer: Encodable {
+        var groupMsgID: MessageID
+        var outcomes: [GroupPushStore.Outcome]
+        /// `PushRequest.ignored`: the same for every app.
+        var ignored: [String]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(groupMsgID.description, forKey: Key("group_msgid"))
+            for outcome in outcomes {
+                switch outcome.result {
+                case .success(let accepted):
+                    try container.encode(PushReply(sendno: accepted.sendno, msgID: accepted.msgID, ignored: ignored), forKey: Key(outcome.appKey))
+                case .failure(let error):
+                    try container.encode(ErrorObject(error: error), forKey: Key(outcome.appKey))
+                }
+            }
+        }
+    }
+
+    /// A group with the secret just issued for it (creation, rotation): the only answers
+    /// that show it.
+    struct Issued: Encodable {
+        var record: GroupRecord
+        var secret: String
+
+        func encode(to encoder: any Encoder) throws {
+            try record.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(secret, forKey: Key("group_secret"))
+        }
+    }
+
+    /// One app's part of a group push: its message's counters, or the error its push got.
+    struct Part: Encodable {
+        var part: GroupPushRecord.Part
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(part.appKey, forKey: Key("app_key"))
+            switch part.result {
+            case .failure(let error):
+                try ErrorObject.encode(error, into: &container)
+            case .success(let counters):
+                try container.encode(counters.id.description, forKey: Key("msg_id"))
+                try container.encode(counters.state.rawValue, forKey: Key("state"))
+                for (key, value) in [("target", counters.target), ("sent", counters.sent), ("failed", counters.failed),
+                                     ("invalidated_tokens", counters.invalidated), ("expired", counters.expired),
+                                     ("pending", counters.pending), ("withdrawn", counters.withdrawn), ("retries", counters.retries)] {
+                    try container.encode(value, forKey: Key(key))
+                }
+                try container.encode(counters.createdAt, forKey: Key("created_at"))
+                try container.encode(counters.finishedAt, forKey: Key("finished_at"))
+            }
+        }
+    }
+
+    /// An element of `GET /admin/v1/groups/{group_key}/messages`.
+    struct Push: Encodable {
+        var record: GroupPushRecord
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(record.groupMsgID.description, forKey: Key("group_msgid"))
+            try container.encode(record.createdAt, forKey: Key("created_at"))
+            try container.encode(record.target, forKey: Key("target"))
+            try container.encode(record.sent, forKey: Key("sent"))
+            try container.encode(record.parts.map(Part.init), forKey: Key("apps"))
+        }
+    }
+
+    /// `GET /admin/v1/groups/{group_key}/messages`: a page of the group's pushes, newest first.
+    struct PushPage: Encodable {
+        var groupKey: String
+        var pushes: [Push]
+        var next: String?
+
+        enum CodingKeys: String, CodingKey { case groupKey = "group_key", pushes = "messages", next = "next_cursor" }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(groupKey, forKey: .groupKey)
+            try container.encode(pushes, forKey: .pushes)
+            try container.encode(next, forKey: .next)
+        }
+    }
+
+    /// `DELETE /admin/v1/groups/{group_key}`.
+    struct Deleted: Encodable {
+        var groupKey: String
+        var deleted = true
+
+        enum CodingKeys: String, CodingKey { case groupKey = "group_key", deleted }
+    }
+
+    /// An element of `GET /v3/group/messages/detail`: JPush's group message statistics, the
+    /// iOS figures summed over the group's apps (APNs accepted = `apns_sent`; what only a
+    /// JPush client SDK or another platform's channel could count is null), and the apps'
+    /// parts beside them.
+    struct MessageDetail: Encodable {
+        var record: GroupPushRecord
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(record.groupMsgID.description, forKey: Key("group_msgid"))
+            try container.encodeNil(forKey: Key("jpush"))
+            try container.encodeNil(forKey: Key("android_pns"))
+            var ios = container.nestedContainer(keyedBy: Key.self, forKey: Key("ios"))
+            try ios.encode(record.target, forKey: Key("apns_target"))
+            try ios.encode(record.sent, forKey: Key("apns_sent"))
+            for key in ["apns_received", "apns_click", "apns_display", "msg_target", "msg_received", "msg_click", "msg_display"] {
+                try ios.encodeNil(forKey: Key(key))
+            }
+            try container.encode(record.parts.map(Part.init), forKey: Key("apps"))
+        }
+    }
+
+    /// JPush's error object, `{"error":{"code":…,"message":…}}` (with the msg_id when the
+    /// error has one).
+    private struct ErrorObject: Encodable {
+        var error: JPushError
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try Self.encode(error, into: &container)
+            if let msgID = error.msgID { try container.encode(msgID, forKey: Key("msg_id")) }
+        }
+
+        /// Adds `error` to an object that says more beside it.
+        static func encode(_ error: JPushError, into container: inout KeyedEncodingContainer<Key>) throws {
+            var inner = container.nestedContainer(keyedBy: Key.self, forKey: Key("error"))
+            try inner.encode(error.code, forKey: Key("code"))
+            try inner.encode(error.message, forKey: Key("message"))
+        }
+    }
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// A JSON answer from an `Encodable` value, keys sorted like every other answer.
+func jsonResponse(_ status: Int, encoding value: some Encodable) throws -> HTTPResponse {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return HTTPResponse.json(status, [UInt8](try encoder.encode(value)))
+}
