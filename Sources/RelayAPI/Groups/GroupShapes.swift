@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServer
 import PushCore
 import PushPipeline
 import RelayCore
@@ -151,11 +150,4 @@ enum GroupShapes {
         init?(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
-}
-
-/// A JSON answer from an `Encodable` value, keys sorted like every other answer.
-func jsonResponse(_ status: Int, encoding value: some Encodable) throws -> HTTPResponse {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return HTTPResponse.json(status, [UInt8](try encoder.encode(value)))
 }
