@@ -62,7 +62,7 @@ struct GroupPushStore: Sendable {
             } catch let error as JPushError {
                 try connection.query("ROLLBACK TO SAVEPOINT group_app")
                 return .failure(error)
-            } catch PostgresError.server(let state, let message) where state == "23505" && message.contains("messages_pkey") && attempt < 5 {
+            } catch PostgresError.server(let state, let message) where state == .uniqueViolation && message.contains("messages_pkey") && attempt < 5 {
                 try connection.query("ROLLBACK TO SAVEPOINT group_app")
             }
         }
