@@ -155,6 +155,28 @@ import Testing
         }
     }
 
+    /// Deleting an app of a group removes its part of the group's push records (and the app
+    /// from the group); the other apps' parts stay.
+    @Test func deletingAnAppRemovesItsPartOfGroupPushes() async throws {
+        try await RelayHarness.with { relay in
+            let staying = try await DeviceClient.make(relay, name: "staying"), leaving = try await DeviceClient.make(relay, name: "leaving")
+            _ = try await staying.register()
+            _ = try await leaving.register()
+            let group = try await Self.makeGroup(relay, "pair", apps: [staying.key, leaving.key])
+            let pushed = try await relay.request("POST", "/v3/grouppush", auth: group.auth, json: Self.push)
+            let groupMsgID = try #require(pushed.json["group_msgid"] as? String)
+            #expect(try await relay.request("DELETE", "/admin/v1/apps/\(leaving.key)").status == 200)
+
+            let detail = try await relay.request("GET", "/v3/group/messages/detail?group_msgids=\(groupMsgID)", auth: group.auth)
+            let apps = (Self.array(detail).first?["apps"] as? [[String: Any]])?.compactMap { $0["app_key"] as? String }
+            #expect(apps == [staying.key], "\(String(decoding: detail.body, as: UTF8.self))")
+            #expect(try await relay.pool.query("SELECT count(*) AS n FROM group_push_messages").first?.int("n") == 1,
+                    "the deleted app's row is gone, not only hidden by the join")
+            let listed = try #require(try await relay.request("GET", "/admin/v1/groups").json["groups"] as? [[String: Any]]).first
+            #expect(listed?["app_keys"] as? [String] == [staying.key])
+        }
+    }
+
     /// A group sees only its own pushes; app credentials open no group report, and bad
     /// group_msgids are the report family's errors.
     @Test func groupReportsAreScopedToTheirGroup() async throws {
