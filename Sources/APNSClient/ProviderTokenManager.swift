@@ -63,17 +63,25 @@ public final class ProviderTokenManager: Sendable {
     }
 
     private func makeToken(issuedAt: Date) throws -> String {
-        let header = #"{"alg":"ES256","kid":"\#(ProviderTokenManager.jsonEscaped(keyID))"}"#
-        let claims = #"{"iss":"\#(ProviderTokenManager.jsonEscaped(teamID))","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#
-        let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = try encoder.encode(TokenHeader(kid: keyID))
+        let claims = try encoder.encode(TokenClaims(iss: teamID, iat: Int(issuedAt.timeIntervalSince1970)))
+        let signingInput = Base64URL.encode(Array(header)) + "." + Base64URL.encode(Array(claims))
         let signature = try signer.sign(Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    private static func jsonEscaped(_ text: String) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
-        let array = String(decoding: data, as: UTF8.self)
-        return String(array.dropFirst(2).dropLast(2))
+    /// The JWT's header: ES256, signed with the key `kid`.
+    private struct TokenHeader: Encodable {
+        var alg = "ES256"
+        var kid: String
+    }
+
+    /// The JWT's claims: the team and when the token was issued (seconds since 1970).
+    private struct TokenClaims: Encodable {
+        var iss: String
+        var iat: Int
     }
 }
 

@@ -65,29 +65,10 @@ final class ControlServer: @unchecked Sendable {
         let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
         let status: Int32
         let body: [UInt8]
-        switch ControlRoute(method: method, uri: uri) {
-        case .stats:
-            (status, body) = (200, recorder.stats.json)
-        case .deliveries(let token):
-            (status, body) = (200, recorder.deliveriesJSON(token: token))
-        case .reset:
-            recorder.reset()
-            (status, body) = (200, Array(#"{"reset":true}"#.utf8))
-        case .rates:
-            (status, body) = (200, rates.current.json)
-        case .setRates:
-            do {
-                let new = try FailureRates(json: Self.body(of: request))
-                rates.set(new)
-                (status, body) = (200, new.json)
-            } catch {
-                let message = (error as? APNSSimulatorError)?.description ?? "\(error)"
-                (status, body) = (400, [UInt8](try! JSONSerialization.data(withJSONObject: ["error": message])))
-            }
-        case .methodNotAllowed:
-            (status, body) = (405, Array(#"{"error":"method not allowed"}"#.utf8))
-        case .notFound:
-            (status, body) = (404, Array(#"{"error":"not found"}"#.utf8))
+        do {
+            (status, body) = try answer(ControlRoute(method: method, uri: uri), request)
+        } catch {
+            (status, body) = (500, Array(#"{"error":"the answer could not be encoded"}"#.utf8))
         }
         let headers = evhttp_request_get_output_headers(request)
         evhttp_add_header(headers, "Content-Type", "application/json")
@@ -102,6 +83,42 @@ final class ControlServer: @unchecked Sendable {
 }
 
 extension ControlServer {
+    /// The route's status and JSON body; throws only when the answer cannot be encoded.
+    private func answer(_ route: ControlRoute, _ request: UnsafeMutablePointer<evhttp_request>) throws -> (Int32, [UInt8]) {
+        switch route {
+        case .stats:
+            return (200, try Self.encoded(recorder.stats))
+        case .deliveries(let token):
+            return (200, recorder.deliveriesJSON(token: token))
+        case .reset:
+            recorder.reset()
+            return (200, Array(#"{"reset":true}"#.utf8))
+        case .rates:
+            return (200, try rates.current.json)
+        case .setRates:
+            let new: FailureRates
+            do {
+                new = try FailureRates(json: Self.body(of: request))
+            } catch {
+                let message = (error as? APNSSimulatorError)?.description ?? "\(error)"
+                return (400, try Self.encoded(["error": message]))
+            }
+            rates.set(new)
+            return (200, try new.json)
+        case .methodNotAllowed:
+            return (405, Array(#"{"error":"method not allowed"}"#.utf8))
+        case .notFound:
+            return (404, Array(#"{"error":"not found"}"#.utf8))
+        }
+    }
+
+    /// A control answer as compact JSON with sorted keys.
+    static func encoded(_ answer: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return [UInt8](try encoder.encode(answer))
+    }
+
     static func body(of request: UnsafeMutablePointer<evhttp_request>) -> [UInt8] {
         guard let input = evhttp_request_get_input_buffer(request) else { return [] }
         let length = evbuffer_get_length(input)

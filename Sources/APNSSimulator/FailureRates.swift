@@ -3,7 +3,7 @@ import Synchronization
 
 /// The fractions of valid requests answered 429, 500 and 503, as the command line sets
 /// them at start and `PUT /rates` changes them while the simulator runs.
-public struct FailureRates: Sendable, Equatable {
+public struct FailureRates: Sendable, Equatable, Encodable {
     public var rate429: Double
     public var rate500: Double
     public var rate503: Double
@@ -42,11 +42,13 @@ public struct FailureRates: Sendable, Equatable {
         self = rates
     }
 
-    /// `{"rate_429":…,"rate_500":…,"rate_503":…}`
+    private enum CodingKeys: String, CodingKey {
+        case rate429 = "rate_429", rate500 = "rate_500", rate503 = "rate_503"
+    }
+
+    /// `{"rate_429":…,"rate_500":…,"rate_503":…}`; throws only for a rate that is not finite.
     public var json: [UInt8] {
-        let object = ["rate_429": rate429, "rate_500": rate500, "rate_503": rate503]
-        // Three finite doubles always encode.
-        return [UInt8](try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        get throws { try ControlServer.encoded(self) }
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Counters the simulator keeps, as `GET /stats` reports them.
-public struct APNSSimulatorStats: Sendable, Equatable {
+public struct APNSSimulatorStats: Sendable, Equatable, Encodable {
     /// Notifications answered 200.
     public var accepted = 0
     /// Requests answered with an error, by reason (scripted failures included).
@@ -26,17 +26,25 @@ public struct APNSSimulatorStats: Sendable, Equatable {
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
 
+    private enum CodingKeys: String, CodingKey {
+        case accepted, rejected, rejectedTotal = "rejected_total", connections, openConnections = "open_connections"
+        case refusedConnections = "refused_connections", streams, goaways, resets, refusedHandshakes = "refused_handshakes"
+    }
+
     /// `{"accepted":…,"rejected":{…},"rejected_total":…,"connections":…,"open_connections":…,
     /// "refused_connections":…,"streams":…,"goaways":…,"resets":…,"refused_handshakes":…}`
-    public var json: [UInt8] {
-        let object: [String: Any] = [
-            "accepted": accepted, "rejected": rejected, "rejected_total": rejectedTotal,
-            "connections": connections, "open_connections": openConnections,
-            "refused_connections": refusedConnections,
-            "streams": streams, "goaways": goaways, "resets": resets, "refused_handshakes": refusedHandshakes,
-        ]
-        // Strings and integers always encode.
-        return [UInt8](try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accepted, forKey: .accepted)
+        try container.encode(rejected, forKey: .rejected)
+        try container.encode(rejectedTotal, forKey: .rejectedTotal)
+        try container.encode(connections, forKey: .connections)
+        try container.encode(openConnections, forKey: .openConnections)
+        try container.encode(refusedConnections, forKey: .refusedConnections)
+        try container.encode(streams, forKey: .streams)
+        try container.encode(goaways, forKey: .goaways)
+        try container.encode(resets, forKey: .resets)
+        try container.encode(refusedHandshakes, forKey: .refusedHandshakes)
     }
 }
 

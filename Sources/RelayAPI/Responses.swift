@@ -5,8 +5,11 @@ import RelayCore
 
 /// A JSON response from a dictionary or array built in a handler.
 func jsonResponse(_ status: Int, _ object: Any) -> HTTPResponse {
-    // Handlers only put strings, numbers, booleans, NSNull, arrays and dictionaries in here.
-    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    // Handlers only put strings, numbers, booleans, NSNull, arrays and dictionaries in here;
+    // anything else (or a non-finite number) is a bug answered 500, not a crash.
+    guard JSONSerialization.isValidJSONObject(object),
+          let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    else { return HTTPResponse.error(.internalError()) }
     return HTTPResponse.json(status, [UInt8](data))
 }
 

@@ -20,11 +20,30 @@ public struct JPushError: Error, Sendable, Equatable {
 
     /// The JSON body, e.g. `{"error":{"code":1004,"message":"…"}}`.
     public var body: [UInt8] {
-        var object: [String: Any] = ["error": ["code": code, "message": message]]
-        if let msgID { object["msg_id"] = msgID }
-        // Encoding a dictionary of strings and integers cannot fail.
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return [UInt8](data)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Strings and integers always encode; the fallback still tells the client in JPush's shape.
+        return (try? encoder.encode(Body(self))).map { [UInt8]($0) } ?? Array(#"{"error":{"code":1000,"message":"internal error"}}"#.utf8)
+    }
+
+    /// `{"error":{"code":…,"message":…},"msg_id":…}`, `msg_id` only when set.
+    private struct Body: Encodable {
+        struct Detail: Encodable {
+            var code: Int
+            var message: String
+        }
+
+        var error: Detail
+        var msgID: String?
+
+        init(_ error: JPushError) {
+            self.error = Detail(code: error.code, message: error.message)
+            msgID = error.msgID
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case error, msgID = "msg_id"
+        }
     }
 }
 
