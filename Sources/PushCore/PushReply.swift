@@ -23,3 +23,20 @@ public struct PushReply: Sendable, Equatable, Encodable {
         case ignored
     }
 }
+
+/// One accepted entry of a batch push (`{"<cid>":{"msg_id":"…"}}`), with `ignored` as in
+/// `PushReply`.
+public struct BatchEntryReply: Sendable, Equatable, Encodable {
+    public var msgID: String
+    public var ignored: [String]?
+
+    public init(msgID: MessageID, ignored: [String] = []) {
+        self.msgID = msgID.description
+        self.ignored = ignored.isEmpty ? nil : ignored
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case msgID = "msg_id"
+        case ignored
+    }
+}

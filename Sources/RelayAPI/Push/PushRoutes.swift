@@ -54,9 +54,7 @@ struct PushRoutes: Sendable {
                             let accepted = try await messages.accept(appID: app.id, request: push, body: body)
                             context.countAccepted(accepted, appKey: app.appKey)
                             context.logIgnored(push, accepted: accepted, appKey: app.appKey)
-                            var answer: [String: Any] = ["msg_id": accepted.msgID.description]
-                            if !push.ignored.isEmpty { answer["ignored"] = push.ignored }
-                            reply[entry.cid] = answer
+                            reply[entry.cid] = try jsonObject(encoding: BatchEntryReply(msgID: accepted.msgID, ignored: push.ignored))
                         } catch let error as JPushError {
                             reply[entry.cid] = Self.errorObject(error)
                         }
