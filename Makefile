@@ -46,7 +46,7 @@ test: deps jpush-sdk schemathesis
 
 # The fault suite (FaultTests), the lane and multi-node tests at the issue's sizes — SIGKILLs, a PostgreSQL outage, a
 # misbehaving APNs, two nodes, a full or read-only disk — then its table (scenario, pushes
-# sent, delivered, duplicates, lost, time). `make test` runs the same suite at reduced size.
+# sent, delivered, duplicates, duplicates sharing a collapse id, lost, time). `make test` runs the same suite at reduced size.
 RELIABILITY_RESULTS := .build/reliability/results.jsonl
 reliability: deps
 	$(SWIFT) build --build-tests

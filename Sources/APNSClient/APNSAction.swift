@@ -31,6 +31,7 @@ public enum APNSAction: Sendable, Hashable {
         case let .failed(failure):
             switch failure {
             case .invalid(let error): self = .failMessage(error.description)
+            case .refused: self = .failMessage(failure.description)
             case .expired: self = .failMessage(failure.description)
             case .connectionFailed, .timedOut, .shutdown: self = .retryWithBackoff
             }

@@ -20,6 +20,8 @@ final class APNSConnection {
         var apnsID: UUID?
         var response: [UInt8] = []
         var timedOut = false
+        /// The error code of an RST_STREAM the server sent for this stream.
+        var resetByServer: UInt32?
 
         init(request: PendingRequest, token: String?, sentAt: Double) {
             self.request = request
@@ -388,6 +390,11 @@ final class APNSConnection {
                           body: stream.response, token: stream.token)
         } else if stream.timedOut {
             pool.timedOut(stream.request)
+        } else if stream.resetByServer == NGHTTP2_PROTOCOL_ERROR.rawValue {
+            // The server's HTTP/2 layer refused the request itself (nghttp2 does so for a header
+            // value with CR, LF or NUL): sent again it is refused again, so it is not.
+            answeredAny = true
+            pool.refused(stream.request, because: "the server reset the stream with PROTOCOL_ERROR")
         } else {
             // nghttp2 also closes the streams past a GOAWAY's last stream id as refused.
             let refused = errorCode == NGHTTP2_REFUSED_STREAM.rawValue
@@ -412,6 +419,10 @@ final class APNSConnection {
             pool.goAwayReceived(self, lastStreamID: frame.goaway.last_stream_id, errorCode: frame.goaway.error_code, debug: debug)
         case NGHTTP2_PING.rawValue where frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
             pingSentAt = nil
+        case NGHTTP2_RST_STREAM.rawValue:
+            // Called before nghttp2 closes the stream (`streamClosed`).
+            guard let session, let stream = nghttp2_session_get_stream_user_data(session, frame.hd.stream_id) else { return }
+            Unmanaged<Stream>.fromOpaque(stream).takeUnretainedValue().resetByServer = frame.rst_stream.error_code
         default:
             break
         }

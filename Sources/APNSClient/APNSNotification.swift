@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// One notification to one device, as sent to `POST /3/device/<token>`.
 ///
@@ -13,12 +14,10 @@ public struct APNSNotification: Sendable, Hashable {
     public var priority: APNSPriority
     /// Unix seconds after which APNs stops trying; 0 means deliver once, nil sends no header.
     public var expiration: Int?
-    /// `apns-collapse-id`: at most 64 bytes of UTF-8.
+    /// `apns-collapse-id`: at most 64 bytes of UTF-8, a valid header value. A re-send after
+    /// a connection died under the notification carries it unchanged: give one when a
+    /// duplicate must replace the first copy on the device.
     public var collapseID: String?
-    /// The `apns-collapse-id` of a re-send after a connection died with this notification
-    /// unanswered (APNs may have delivered it, and the device then shows one notification);
-    /// `collapseID`, when set, wins.
-    public var collapseIDOnResend: String?
     public var apnsID: UUID
     /// The JSON body.
     public var payload: [UInt8]
@@ -67,12 +66,16 @@ public struct APNSNotification: Sendable, Hashable {
         }
         if !isHex { return .badDeviceToken }
         if topic.isEmpty { return .missingTopic }
+        if let problem = HTTPFieldValue.problem(topic) { return .badHeaderValue(name: "apns-topic", problem: problem) }
         if payload.isEmpty { return .payloadEmpty }
         if payload.count > pushType.maxPayloadSize {
             return .payloadTooLarge(size: payload.count, limit: pushType.maxPayloadSize)
         }
         if pushType == .background && priority != .powerConsiderate { return .backgroundNeedsPriority5 }
         if let collapseID, collapseID.utf8.count > 64 { return .collapseIDTooLong }
+        if let collapseID, let problem = HTTPFieldValue.problem(collapseID) {
+            return .badHeaderValue(name: "apns-collapse-id", problem: problem)
+        }
         if let expiration, expiration < 0 { return .badExpiration }
         return nil
     }
@@ -86,6 +89,8 @@ public enum APNSValidationError: Error, Sendable, Hashable, CustomStringConverti
     case payloadTooLarge(size: Int, limit: Int)
     case backgroundNeedsPriority5
     case collapseIDTooLong
+    /// A header value nghttp2 or APNs would refuse (`HTTPFieldValue`).
+    case badHeaderValue(name: String, problem: String)
     case badExpiration
 
     public var description: String {
@@ -96,6 +101,7 @@ public enum APNSValidationError: Error, Sendable, Hashable, CustomStringConverti
         case let .payloadTooLarge(size, limit): "payload is \(size) bytes, the limit is \(limit)"
         case .backgroundNeedsPriority5: "background notifications need priority 5"
         case .collapseIDTooLong: "collapse id is longer than 64 bytes"
+        case let .badHeaderValue(name, problem): "\(name) \(problem)"
         case .badExpiration: "expiration is negative"
         }
     }

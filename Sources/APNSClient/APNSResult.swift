@@ -15,6 +15,9 @@ public enum APNSResult: Sendable, Hashable {
 public enum APNSFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The notification broke a rule checked before sending.
     case invalid(APNSValidationError)
+    /// The server refused the request for its own content below APNs' answers (its HTTP/2
+    /// layer reset the stream with PROTOCOL_ERROR): sending it again would fail again.
+    case refused(String)
     /// No connection could be made, or connections kept dying, until the retries ran out.
     case connectionFailed(String)
     /// APNs did not answer in time after the request was sent.
@@ -27,6 +30,7 @@ public enum APNSFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalid(error): "invalid notification: \(error)"
+        case let .refused(detail): "refused: \(detail)"
         case let .connectionFailed(detail): "connection failed: \(detail)"
         case .timedOut: "timed out waiting for APNs"
         case .expired: "expired before it could be sent"

@@ -203,24 +203,27 @@ final class ConnectionPool: @unchecked Sendable {
         scheduleDispatch()
     }
 
+    /// The server refused `request` for its content (not for the connection's state): it
+    /// fails for good, never sent again.
+    func refused(_ request: PendingRequest, because reason: String) {
+        finish(request, .failed(.refused(reason)))
+        scheduleDispatch()
+    }
+
     func timedOut(_ request: PendingRequest) {
         finish(request, .failed(.timedOut))
         scheduleDispatch()
     }
 
-    /// Sends `request` again (same apns-id, and `collapseIDOnResend` when it may have been
-    /// delivered) unless it ran out of attempts or time.
+    /// Sends `request` again, unchanged (same apns-id and collapse id), unless it ran out of
+    /// attempts or time.
     ///
     /// - Parameter countsAsAttempt: false for a stream the server refused (REFUSED_STREAM,
     ///   or past a GOAWAY's last stream) on a connection that answered others: such a
     ///   stream was never processed, and a server that sends GOAWAY every N streams would
     ///   otherwise use up the attempts of requests that merely queued behind others.
     func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
-        if countsAsAttempt {
-            request.attempts += 1
-            // It may have been delivered: the re-send collapses with it on the device.
-            if request.notification.collapseID == nil { request.notification.collapseID = request.notification.collapseIDOnResend }
-        }
+        if countsAsAttempt { request.attempts += 1 }
         if shuttingDown {
             finish(request, .failed(.shutdown))
         } else if request.attempts >= configuration.maxAttempts {

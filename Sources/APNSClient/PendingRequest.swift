@@ -9,8 +9,8 @@ final class PendingRequest: @unchecked Sendable {
         case batch(SendBatch, index: Int)
     }
 
-    /// Changed only by a re-send (`collapseIDOnResend`).
-    var notification: APNSNotification
+    /// Sent unchanged on every attempt (same apns-id, same collapse id).
+    let notification: APNSNotification
     /// Connections that died under this request so far.
     var attempts = 0
     /// Whether an `ExpiredProviderToken` answer already made us retry with a new token.

@@ -11,6 +11,10 @@ public struct APNSDelivery: Sendable, Equatable {
     public var collapseID: String?
     /// How many notifications this token was sent in all (the delivery kept is the last).
     public var count: Int
+    /// Whether every notification this token was sent carried one `apns-collapse-id` (none
+    /// counts as different from any): then the device showed one copy, however many came.
+    /// Kept by `DeliveryLog.record`.
+    public var oneCollapseID: Bool
 
     public init(token: String, apnsID: String, topic: String?, pushType: String?, payload: [UInt8], receivedAt: Int64,
                 collapseID: String? = nil, count: Int = 1) {
@@ -22,6 +26,7 @@ public struct APNSDelivery: Sendable, Equatable {
         self.receivedAt = receivedAt
         self.collapseID = collapseID
         self.count = count
+        oneCollapseID = collapseID != nil
     }
 }
 
@@ -46,9 +51,11 @@ public struct DeliveryLog: Sendable {
         var delivery = delivery
         if let previous = latest[delivery.token] {
             delivery.count = previous.count + 1
+            delivery.oneCollapseID = previous.oneCollapseID && delivery.collapseID == previous.collapseID
             latest[delivery.token] = delivery
             return
         }
+        delivery.oneCollapseID = delivery.collapseID != nil
         latest[delivery.token] = delivery
         if order.count < capacity {
             order.append(delivery.token)

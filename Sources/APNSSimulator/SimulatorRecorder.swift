@@ -127,8 +127,9 @@ public final class SimulatorRecorder: Sendable {
         state.withLock { $0.stats.rejected[reason.rawValue, default: 0] += 1 }
     }
 
-    /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"collapse_id":…,"count":…,"received_at":…,"payload":{…}}]}`
-    /// (`count` per delivery: how many times that token was sent to; the one shown is the last).
+    /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"collapse_id":…,"count":…,"one_collapse_id":…,"received_at":…,"payload":{…}}]}`
+    /// (`count` per delivery: how many times that token was sent to; the one shown is the
+    /// last; `one_collapse_id`: whether all of them carried the same collapse id).
     public func deliveriesJSON(token: String?) -> [UInt8] {
         let items: [[String: Any]] = deliveries(token: token).map { delivery in
             var item: [String: Any] = [
@@ -140,6 +141,7 @@ public final class SimulatorRecorder: Sendable {
             if let pushType = delivery.pushType { item["push_type"] = pushType }
             if let collapseID = delivery.collapseID { item["collapse_id"] = collapseID }
             item["count"] = delivery.count
+            item["one_collapse_id"] = delivery.oneCollapseID
             return item
         }
         let object: [String: Any] = ["count": items.count, "deliveries": items]

@@ -34,9 +34,13 @@ public enum APNSPayloadBuilder {
     ///   - acceptedAt: Unix seconds when the push was accepted (or its schedule fired);
     ///     `time_to_live` counts from it. Store it with the message: re-sends after a crash
     ///     must use the same value, so they expire when the first attempt would have.
+    ///   - collapseID: the message's collapse id as stored when it was accepted
+    ///     (`CollapseID`); nil for a message stored before it was (then it is the one of a
+    ///     push that overrides none).
     /// - Throws: 1005 when the payload could exceed `PushLimits.payloadBytes` for some
     ///   device; 1002 when the push has nothing to deliver to iOS.
-    public static func prepare(_ request: PushRequest, msgID: MessageID, topic: String, acceptedAt: Int) throws(JPushError) -> PreparedNotification {
+    public static func prepare(_ request: PushRequest, msgID: MessageID, topic: String, acceptedAt: Int,
+                               collapseID: String? = nil) throws(JPushError) -> PreparedNotification {
         let ios = request.notification?.ios ?? IOSNotification()
         var aps: [String: APSValue] = [:]
         switch ios.alert ?? request.notification?.alert.map(IOSAlert.text) {
@@ -85,19 +89,11 @@ public enum APNSPayloadBuilder {
                 message: "the APNs payload would be \(maxSize) bytes; at most \(PushLimits.payloadBytes) are allowed — shorten the alert or extras")
         }
         let ttl = request.options.timeToLive
-        let overrideCollapseID = request.options.overrideMsgID.map(derivedCollapseID(for:))
         return PreparedNotification(
             msgID: msgID, pushType: shows ? "alert" : "background", priority: shows ? 10 : 5, topic: topic,
             expiration: ttl == 0 ? 0 : acceptedAt + ttl,
-            collapseID: request.options.apnsCollapseID ?? overrideCollapseID,
-            resendCollapseID: request.options.apnsCollapseID ?? overrideCollapseID ?? derivedCollapseID(for: msgID),
+            collapseID: collapseID ?? CollapseID.of(request.options, msgID: msgID, overridden: nil),
             badge: ios.badge, maxPayloadSize: maxSize, head: head, tail: tail)
-    }
-
-    /// The collapse id PushRelay derives from a msg_id: re-sends of a message carry it, so
-    /// a duplicate after a crash replaces the first copy on the device.
-    public static func derivedCollapseID(for msgID: MessageID) -> String {
-        "pushrelay-\(msgID)"
     }
 
     private static func messageObject(_ message: PushMessage) -> JSONValue {
@@ -156,11 +152,8 @@ public struct PreparedNotification: Sendable, Equatable {
     public let topic: String
     /// `apns-expiration`, Unix seconds; 0 means "now or never". Retries stop there.
     public let expiration: Int
-    /// `options.apns_collapse_id`, else the one derived from `options.override_msg_id`.
-    public let collapseID: String?
-    /// What a notification that may be a duplicate carries: `collapseID`, else the one
-    /// derived from the msg_id (made once here, not per device).
-    public let resendCollapseID: String
+    /// `apns-collapse-id`, the same on every notification of the message (`CollapseID`).
+    public let collapseID: String
     public let badge: BadgeChange?
     /// The payload's size with the longest possible badge.
     public let maxPayloadSize: Int
@@ -173,11 +166,7 @@ public struct PreparedNotification: Sendable, Equatable {
     ///   - deviceID: the device row's id, which makes the `apns-id` (the same on every
     ///     attempt and every re-send).
     ///   - storedBadge: the device's stored badge, for `"+N"` / `"-N"`.
-    ///   - isResend: true when the device may have received this message already (its chunk
-    ///     was re-leased after a crash, or an earlier attempt's answer was lost): the
-    ///     notification then carries the collapse id derived from the msg_id, unless the
-    ///     push set one.
-    public func notification(deviceID: Int64, storedBadge: Int, isResend: Bool) -> BuiltNotification {
+    public func notification(deviceID: Int64, storedBadge: Int) -> BuiltNotification {
         let newBadge = badge?.applied(to: storedBadge)
         var payload = head
         if case .add? = badge, let newBadge {
@@ -186,8 +175,7 @@ public struct PreparedNotification: Sendable, Equatable {
         }
         return BuiltNotification(
             pushType: pushType, priority: priority, topic: topic, expiration: expiration,
-            collapseID: isResend ? resendCollapseID : collapseID,
-            collapseIDOnResend: resendCollapseID,
+            collapseID: collapseID,
             apnsID: APNSNotificationID.make(msgID: msgID, deviceID: deviceID), payload: payload, newBadge: newBadge)
     }
 }
@@ -201,10 +189,8 @@ public struct BuiltNotification: Sendable, Equatable {
     public var topic: String
     /// Unix seconds; 0 means "now or never".
     public var expiration: Int
-    public var collapseID: String?
-    /// The collapse id of a re-send the APNs client makes on its own (a connection died
-    /// under the notification): the push's, or the one derived from the msg_id.
-    public var collapseIDOnResend: String
+    /// The message's: a duplicate (a retry, a re-send after a crash) replaces the first copy.
+    public var collapseID: String
     public var apnsID: UUID
     /// The JSON body, at most `PushLimits.payloadBytes`.
     public var payload: [UInt8]

@@ -10,6 +10,7 @@ public struct PushOptions: Sendable, Equatable {
     /// means production, as JPush's API documents it (its SDKs' examples send false, so a
     /// development setup must say so explicitly). Also accepts 0/1.
     public var apnsProduction: Bool
+    /// At most 64 bytes, a valid header value (`HTTPFieldValue`).
     public var apnsCollapseID: String?
     /// The message this one replaces on the device (sent with that message's collapse id).
     public var overrideMsgID: MessageID?
@@ -40,6 +41,10 @@ public struct PushOptions: Sendable, Equatable {
             guard collapseID.utf8.count <= PushLimits.collapseIDBytes else {
                 throw JPushError.illegalValue(
                     "\(reader.name("apns_collapse_id")) is \(collapseID.utf8.count) bytes; at most \(PushLimits.collapseIDBytes) are allowed")
+            }
+            // Sent as the apns-collapse-id header: nghttp2 and APNs would refuse it later.
+            if let problem = HTTPFieldValue.problem(collapseID) {
+                throw JPushError.illegalValue("\(reader.name("apns_collapse_id")) \(problem)")
             }
             options.apnsCollapseID = collapseID
         }

@@ -22,6 +22,7 @@ enum APNSResponseLabels {
         // Reasons APNs invents later arrive as `.unknown(text)`: bounded like app keys.
         case let .rejected(status, reason, _): Answer(status: String(status), reason: metrics.bounded("reason", reason.description))
         case .failed(.invalid): Answer(status: "error", reason: "Invalid")
+        case .failed(.refused): Answer(status: "error", reason: "Refused")
         case .failed(.connectionFailed): Answer(status: "error", reason: "ConnectionFailed")
         case .failed(.timedOut): Answer(status: "error", reason: "TimedOut")
         case .failed(.expired): Answer(status: "error", reason: "Expired")

@@ -55,13 +55,6 @@ public struct ChunkRun: Sendable {
         return round
     }
 
-    /// True when a device handed out by `nextRound()` was attempted in an earlier round:
-    /// APNs may have delivered that attempt although its answer was lost (a reset
-    /// connection), so this one is a possible duplicate.
-    public func isRetry(_ target: Target) -> Bool {
-        attempts[target.deviceID, default: 0] > 1
-    }
-
     /// Takes one device's result.
     public mutating func record(_ target: Target, step: DeliveryStep) {
         let tries = attempts[target.deviceID, default: 1]

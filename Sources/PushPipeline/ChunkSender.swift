@@ -142,10 +142,7 @@ struct ChunkSender: Sendable {
             if Date() >= loaded.expiresAt { run.finishWaiting(as: .expired, reason: "Expired") }
             let round = run.nextRound()
             let sentAt = Date()
-            // A re-leased chunk (after a crash) or a retried device may have been delivered
-            // already: those notifications carry the collapse id.
-            let resends = Set(round.filter { chunk.leases > 1 || run.isRetry($0) }.map(\.deviceID))
-            let results = await sendRound(round, notification: notification, sender: sender, lane: chunk.lane, resends: resends,
+            let results = await sendRound(round, notification: notification, sender: sender, lane: chunk.lane,
                                           appKey: credential.appKey)
             for (target, step) in results { run.record(target, step: step) }
             let (outcomes, retries) = run.takeOutcomes()
@@ -194,17 +191,14 @@ struct ChunkSender: Sendable {
     /// pairs each result with its target. The targeted lane's go ahead of the broadcasts'
     /// waiting in the same client (the same app's).
     private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
-                           lane: Lane, resends: Set<Int64>, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
+                           lane: Lane, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
         let app = metrics.bounded("app_key", appKey)
         let notifications = targets.map { target in
-            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge,
-                                                    isResend: resends.contains(target.deviceID))
-            var apns = APNSNotification(
+            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge)
+            return APNSNotification(
                 deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
                 priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
                 collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
-            apns.collapseIDOnResend = built.collapseIDOnResend
-            return apns
         }
         let results = await sender.send(notifications, urgent: lane == .targeted)
         // Counted per kind of answer, not per device: a round is mostly one kind.
@@ -225,7 +219,8 @@ struct ChunkSender: Sendable {
         if let cached = prepared.get(messageID: chunk.messageID, topic: topic) { return cached }
         guard let msgID = MessageID(rawValue: chunk.messageID),
               let request = try? PushRequest.parse(Array(loaded.body.utf8)),
-              let notification = try? APNSPayloadBuilder.prepare(request, msgID: msgID, topic: topic, acceptedAt: loaded.acceptedAt)
+              let notification = try? APNSPayloadBuilder.prepare(request, msgID: msgID, topic: topic, acceptedAt: loaded.acceptedAt,
+                                                                 collapseID: loaded.collapseID)
         else { return nil }
         prepared.put(notification, messageID: chunk.messageID, topic: topic)
         return notification

@@ -10,6 +10,9 @@ struct LoadedChunk: Sendable {
     var environment: String
     var acceptedAt: Int
     var expiresAt: Date
+    /// The message's `apns-collapse-id` (`CollapseID`); nil for a message stored before
+    /// migration 0035.
+    var collapseID: String?
     var credential: AppCredential?
     var targets: [ChunkRun.Target]
     /// Devices that cannot be sent to (deleted, inactive, moved environment).
@@ -82,7 +85,7 @@ struct LoadedChunk: Sendable {
 
     /// The message's and the credential's columns (`messages m`, `apps a`, `apns_credentials k`).
     private static let contextColumns = """
-        m.state, m.body, m.environment, m.accepted_at, m.expires_at, k.app_id IS NOT NULL AS has_credential, a.app_key, \
+        m.state, m.body, m.environment, m.accepted_at, m.expires_at, m.collapse_id, k.app_id IS NOT NULL AS has_credential, a.app_key, \
         k.auth, k.topic, k.key_id, k.team_id, k.sealed_secret, k.updated_at::text AS version, k.broken_at IS NOT NULL AS broken
         """
 
@@ -92,6 +95,7 @@ struct LoadedChunk: Sendable {
         environment = try context.string("environment")
         acceptedAt = try context.int("accepted_at")
         expiresAt = try context.date("expires_at")
+        collapseID = context["collapse_id"]
         credential = try context.bool("has_credential") ? try AppCredential(row: context, appID: appID) : nil
         (targets, unsendable) = devices
     }

@@ -106,12 +106,15 @@ public final class MessageStore: Sendable {
             return "$\(parameters.count)"
         }
         let bigPush = request.options.bigPushDuration * 60
-        let columns = "id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until"
+        let overridden = try request.options.overrideMsgID.map { try Self.collapseID(of: $0, appID: appID, on: connection) }
+        let collapseID = CollapseID.of(request.options, msgID: id, overridden: overridden)
+        let columns = "id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id"
         let values = """
             \(bind(id.rawValue))::bigint, \(bind(appID))::bigint, \(bind(request.cid))::text, \(bind(request.options.sendno))::integer,
             \(bind(body))::text, \(bind(environment))::text, \(bind(lane))::text, \(bind(now))::bigint,
             to_timestamp(\(bind(now + QueueDeadline.seconds(timeToLive: request.options.timeToLive)))::bigint),
-            CASE WHEN \(bind(bigPush))::integer > 0 THEN to_timestamp(\(bind(now + bigPush))::bigint) END
+            CASE WHEN \(bind(bigPush))::integer > 0 THEN to_timestamp(\(bind(now + bigPush))::bigint) END,
+            \(bind(collapseID))::text
             """
         let sql: String
         if !request.deliversToIOS {
@@ -184,7 +187,7 @@ public final class MessageStore: Sendable {
                            s.devices, s.last, (SELECT count(*) FROM groups)
                     FROM summary s WHERE s.devices > 0
                     ON CONFLICT (app_id, cid) DO NOTHING
-                    RETURNING id, state\(handoff == nil ? "" : ", body, environment, accepted_at, expires_at")
+                    RETURNING id, state\(handoff == nil ? "" : ", body, environment, accepted_at, expires_at, collapse_id")
                 ), \(made) notified AS (
                     SELECT pg_notify(\(bind(PushChannel.name)), CASE WHEN m.state = 'sending' THEN \(bind(PushChannel.chunksReady))::text ELSE '' END)
                     FROM message m\(handoff == nil ? "" : " WHERE NOT EXISTS (SELECT 1 FROM handed)")
@@ -208,6 +211,22 @@ public final class MessageStore: Sendable {
         throw JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
                          msgID: id.description)
     }
+
+    /// The collapse id of the message an `options.override_msg_id` names, among the app's.
+    ///
+    /// - Throws: 1003 when the app has no such message (JPush: not a valid override).
+    private static func collapseID(of overridden: MessageID, appID: Int64, on connection: PostgresConnection) throws -> String {
+        guard let row = try connection.preparedQuery("pushrelay_overridden_message", overriddenSQL, [overridden.rawValue, appID]).first else {
+            throw JPushError.illegalValue("options.override_msg_id: this app has no message \(overridden) to override")
+        }
+        if let stored = row["collapse_id"] { return stored }
+        // Accepted before migration 0035: what its re-sends carried.
+        let options = (try? PushRequest.parse(Array(try row.string("body").utf8)))?.options ?? PushOptions()
+        return CollapseID.of(options, msgID: overridden, overridden: nil)
+    }
+
+    /// $1 the overridden msg_id, $2 the app: never another app's message.
+    static let overriddenSQL = "SELECT collapse_id, body FROM messages WHERE id = $1 AND app_id = $2"
 
     private static func existing(appID: Int64, cid: String, on connection: PostgresConnection) throws -> Accepted? {
         guard let row = try connection.preparedQuery(byText: "SELECT id, sendno FROM messages WHERE app_id = $1 AND cid = $2", [appID, cid]).first,

@@ -141,6 +141,35 @@ struct ClientBehaviorTests {
         await fixture.tearDown()
     }
 
+    /// A request the server's HTTP/2 layer refuses for its content (issue 22 §4: nghttp2
+    /// refusing a header) fails for good at once: sent once, never retried as a connection
+    /// failure, and the connection goes on serving the others.
+    @Test func aStreamResetAsMalformedFailsForGood() async throws {
+        let malformed = UUID()
+        let fixture = try await Fixture { request in
+            request.headers["apns-id"] == malformed.uuidString.lowercased() ? .resetAsMalformed : .respond(status: 200)
+        }
+        let others = (0..<5).map { _ in UUID() }
+        let results = await Self.sendAll(fixture.client, [malformed] + others)
+        #expect(results[malformed] == [.failed(.refused("the server reset the stream with PROTOCOL_ERROR"))])
+        #expect(APNSAction(for: results[malformed]![0]) == .failMessage("refused: the server reset the stream with PROTOCOL_ERROR"))
+        for id in others { #expect(results[id] == [.accepted(apnsID: id)]) }
+        #expect(Self.apnsIDs(fixture.server.requests).filter { $0 == malformed }.count == 1, "sent once")
+        #expect(fixture.client.statistics.retried == 0)
+        await fixture.tearDown()
+    }
+
+    /// A header value nghttp2 would refuse never leaves the client.
+    @Test func aCollapseIDWithAControlCharacterIsNeverSent() async throws {
+        let fixture = try await Fixture { _ in .respond(status: 200) }
+        var notification = Self.notification(id: UUID())
+        notification.collapseID = "a\r\nb"
+        #expect(await fixture.client.send(notification)
+            == .failed(.invalid(.badHeaderValue(name: "apns-collapse-id", problem: "contains a control character (0x0D); header values may not"))))
+        #expect(fixture.server.requests.isEmpty)
+        await fixture.tearDown()
+    }
+
     @Test func aDroppedConnectionsStreamsAreRetriedOnceEach() async throws {
         let fixture = try await Fixture { request in
             request.connection == 1 && request.streamID == 41 ? .dropConnection : .respond(status: 200)

@@ -54,6 +54,14 @@ import Testing
         #expect(Self.make(pushType: .background, priority: .powerConsiderate).validate() == nil)
     }
 
+    @Test func headerValuesNghttp2WouldRefuseAreInvalid() {
+        for value in ["a\nb", "a\rb", "a\u{0}b", "\tb", "a\u{7F}", " a", "a "] {
+            #expect(Self.make(collapseID: value).validate()?.description.hasPrefix("apns-collapse-id ") == true, "\(value.debugDescription)")
+            #expect(Self.make(topic: "com.example" + value).validate()?.description.hasPrefix("apns-topic ") == true, "\(value.debugDescription)")
+        }
+        #expect(Self.make(collapseID: "a b-é").validate() == nil)
+    }
+
     @Test func collapseIDIsAtMost64Bytes() {
         #expect(Self.make(collapseID: String(repeating: "c", count: 64)).validate() == nil)
         #expect(Self.make(collapseID: String(repeating: "c", count: 65)).validate() == .collapseIDTooLong)

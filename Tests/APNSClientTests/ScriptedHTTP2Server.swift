@@ -22,6 +22,8 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
         case respond(status: Int, headers: [String: String] = [:], body: String = "")
         /// RST_STREAM with REFUSED_STREAM.
         case refuse
+        /// RST_STREAM with PROTOCOL_ERROR, as nghttp2 answers a request whose headers it refuses.
+        case resetAsMalformed
         /// GOAWAY whose last stream id is just before this request's, so it is not processed.
         case goAway
         /// Close the TCP connection at once, answering nothing.
@@ -235,6 +237,8 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
                 respond(streamID, status: status, headers: headers, body: Array(body.utf8))
             case .refuse:
                 nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
+            case .resetAsMalformed:
+                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_PROTOCOL_ERROR.rawValue)
             case .goAway:
                 let debug = Array(#"{"reason":"Shutdown"}"#.utf8)
                 nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID - 2, NGHTTP2_NO_ERROR.rawValue,

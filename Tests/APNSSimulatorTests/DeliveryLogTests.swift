@@ -26,6 +26,32 @@ import Testing
         #expect(log.delivery(forToken: "b")?.count == 1)
     }
 
+    /// Whether a device that got a message twice showed it once: only when every copy, the
+    /// first included, carried the same collapse id (the fault suite's table counts these).
+    @Test func tellsWhetherEveryCopyCarriedOneCollapseID() {
+        var log = DeliveryLog(capacity: 10)
+        func send(_ token: String, _ collapseID: String?) {
+            var delivery = delivery(token, "1")
+            delivery.collapseID = collapseID
+            log.record(delivery)
+        }
+        send("first-without", nil)
+        send("first-without", "pushrelay-42")
+        send("same", "pushrelay-42")
+        send("same", "pushrelay-42")
+        send("same", "pushrelay-42")
+        send("changed", "pushrelay-42")
+        send("changed", "other")
+        send("changed", "pushrelay-42")
+        send("once", "pushrelay-42")
+        send("never", nil)
+        #expect(log.delivery(forToken: "first-without")?.oneCollapseID == false)
+        #expect(log.delivery(forToken: "same")?.oneCollapseID == true)
+        #expect(log.delivery(forToken: "changed")?.oneCollapseID == false)
+        #expect(log.delivery(forToken: "once")?.oneCollapseID == true)
+        #expect(log.delivery(forToken: "never")?.oneCollapseID == false)
+    }
+
     @Test func forgetsTheOldestTokenBeyondCapacity() {
         var log = DeliveryLog(capacity: 3)
         for token in ["a", "b", "c", "d", "e"] { log.record(delivery(token, token)) }

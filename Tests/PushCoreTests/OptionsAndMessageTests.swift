@@ -62,6 +62,20 @@ import Testing
         #expect(try options(#"{"apns_collapse_id":""}"#).apnsCollapseID == nil)
     }
 
+    /// It becomes the apns-collapse-id header: a value nghttp2 or APNs would refuse is
+    /// refused here (issue 22 §4), not retried for a day.
+    @Test func collapseIDMustBeAHeaderValue() throws {
+        for (json, shown) in [(#""a\r\nb""#, "0x0D"), (#""a\nb""#, "0x0A"), (#""a\u0000b""#, "0x00"), (#""\tb""#, "0x09"),
+                              (#""a\u007Fb""#, "0x7F"), (#""a\u001Bb""#, "0x1B")] {
+            #expect(error("{\"apns_collapse_id\":\(json)}") == JPushError(
+                status: 400, code: 1003,
+                message: "options.apns_collapse_id contains a control character (\(shown)); header values may not"), "\(json)")
+        }
+        #expect(error(#"{"apns_collapse_id":" a"}"#)?.message == "options.apns_collapse_id starts or ends with a space; header values may not")
+        #expect(error(#"{"apns_collapse_id":"a "}"#)?.code == 1003)
+        #expect(try options(#"{"apns_collapse_id":"a b-é_中"}"#).apnsCollapseID == "a b-é_中")
+    }
+
     @Test func overrideMsgIDAsStringOrNumber() throws {
         #expect(try options(#"{"override_msg_id":9223372036854775807}"#).overrideMsgID == MessageID(rawValue: .max))
         #expect(try options(#"{"override_msg_id":"1"}"#).overrideMsgID == MessageID(rawValue: 1))

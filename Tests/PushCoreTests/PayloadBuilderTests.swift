@@ -36,12 +36,12 @@ import Testing
 
     @Test func alertPushHeaders() throws {
         let prepared = try APNSPayloadBuilder.prepare(push(body()), msgID: sampleMsgID, topic: "com.example.app", acceptedAt: 1_800_000_000)
-        let built = prepared.notification(deviceID: 7, storedBadge: 0, isResend: false)
+        let built = prepared.notification(deviceID: 7, storedBadge: 0)
         #expect(built.pushType == "alert")
         #expect(built.priority == 10)
         #expect(built.topic == "com.example.app")
         #expect(built.expiration == 1_800_086_400)
-        #expect(built.collapseID == nil)
+        #expect(built.collapseID == "pushrelay-\(sampleMsgID)", "the first send carries the collapse id too")
         #expect(built.newBadge == nil)
         #expect(built.apnsID == APNSNotificationID.make(msgID: sampleMsgID, deviceID: 7))
     }
@@ -49,7 +49,7 @@ import Testing
     @Test func messageOnlyIsABackgroundPush() throws {
         let request = try push(body(#""message":{"msg_content":"m","title":"t","content_type":"json","extras":{"k":"v"}}"#, notification: nil))
         let built = try APNSPayloadBuilder.prepare(request, msgID: sampleMsgID, topic: "com.example.app", acceptedAt: 1_800_000_000)
-            .notification(deviceID: 1, storedBadge: 3, isResend: false)
+            .notification(deviceID: 1, storedBadge: 3)
         #expect(built.pushType == "background")
         #expect(built.priority == 5)
         #expect(built.newBadge == nil)
@@ -60,7 +60,7 @@ import Testing
     @Test func silentNotificationIsABackgroundPush() throws {
         let request = try push(iosBody(#"{"content-available":true,"extras":{"sync":"inbox"}}"#))
         let built = try APNSPayloadBuilder.prepare(request, msgID: sampleMsgID, topic: "t", acceptedAt: 0)
-            .notification(deviceID: 1, storedBadge: 0, isResend: false)
+            .notification(deviceID: 1, storedBadge: 0)
         #expect(built.pushType == "background")
         #expect(built.priority == 5)
         #expect(String(decoding: built.payload, as: UTF8.self) == #"{"_j_msgid":42,"aps":{"content-available":1},"sync":"inbox"}"#)
@@ -74,7 +74,7 @@ import Testing
     @Test func notificationAndMessageTogetherIsAnAlertCarryingBoth() throws {
         let request = try push(body(#""message":{"msg_content":"m"}"#))
         let built = try APNSPayloadBuilder.prepare(request, msgID: sampleMsgID, topic: "t", acceptedAt: 0)
-            .notification(deviceID: 1, storedBadge: 0, isResend: false)
+            .notification(deviceID: 1, storedBadge: 0)
         #expect(built.pushType == "alert")
         #expect(built.priority == 10)
         #expect(String(decoding: built.payload, as: UTF8.self) == #"{"_j_message":{"msg_content":"m"},"_j_msgid":42,"aps":{"alert":"hi"}}"#)
@@ -90,7 +90,7 @@ import Testing
     @Test func payloadIsValidJSONWithUnicodeAndEscapes() throws {
         let request = try push(iosBody(#"{"alert":"你好 \"q\" \\ \n\t\u0001 😀 \u2028 /","extras":{"ключ":"é"}}"#))
         let prepared = try APNSPayloadBuilder.prepare(request, msgID: sampleMsgID, topic: "t", acceptedAt: 0)
-        let payload = prepared.notification(deviceID: 1, storedBadge: 0, isResend: false).payload
+        let payload = prepared.notification(deviceID: 1, storedBadge: 0).payload
         let text = String(decoding: payload, as: UTF8.self)
         // Raw UTF-8 for non-ASCII, escapes for quotes, backslashes and control characters.
         #expect(text == "{\"_j_msgid\":42,\"aps\":{\"alert\":\"你好 \\\"q\\\" \\\\ \\n\\t\\u0001 😀 \u{2028} /\"},\"ключ\":\"é\"}")
@@ -130,7 +130,7 @@ import Testing
     func built(_ badge: String, stored: Int) throws -> BuiltNotification {
         let request = try push(iosBody("{\"alert\":\"a\",\"badge\":\(badge)}"))
         return try APNSPayloadBuilder.prepare(request, msgID: sampleMsgID, topic: "t", acceptedAt: 0)
-            .notification(deviceID: 1, storedBadge: stored, isResend: false)
+            .notification(deviceID: 1, storedBadge: stored)
     }
 
     @Test func relativeBadgesUseTheStoredValuePerDevice() throws {
@@ -166,31 +166,35 @@ import Testing
         #expect(try prepared(#"{"time_to_live":0}"#).expiration == 0)
     }
 
+    /// One collapse id per message, on every notification of it (first sends, retries and
+    /// re-sends alike): the stored one, else the push's own, else pushrelay-<msg_id>.
     @Test func collapseIDChoice() throws {
-        let plain = try prepared("{}")
-        #expect(plain.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseID == nil)
-        #expect(plain.notification(deviceID: 1, storedBadge: 0, isResend: true).collapseID == "pushrelay-42")
-        let explicit = try prepared(#"{"apns_collapse_id":"score"}"#)
-        #expect(explicit.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseID == "score")
-        #expect(explicit.notification(deviceID: 1, storedBadge: 0, isResend: true).collapseID == "score")
-        // What the APNs client puts on its own re-sends after a connection died.
-        #expect(plain.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseIDOnResend == "pushrelay-42")
-        #expect(explicit.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseIDOnResend == "score")
-        let override = try prepared(#"{"override_msg_id":"7"}"#)
-        #expect(override.notification(deviceID: 1, storedBadge: 0, isResend: false).collapseID == "pushrelay-7")
-        #expect(override.notification(deviceID: 1, storedBadge: 0, isResend: true).collapseID == "pushrelay-7")
-        let longest = APNSPayloadBuilder.derivedCollapseID(for: MessageID(rawValue: .max)!)
+        #expect(try prepared("{}").notification(deviceID: 1, storedBadge: 0).collapseID == "pushrelay-42")
+        #expect(try prepared(#"{"apns_collapse_id":"score"}"#).notification(deviceID: 1, storedBadge: 0).collapseID == "score")
+        let stored = try APNSPayloadBuilder.prepare(push(body("\"options\":{\"override_msg_id\":\"7\"}")), msgID: sampleMsgID,
+                                                    topic: "t", acceptedAt: 0, collapseID: "of-the-overridden-one")
+        #expect(stored.notification(deviceID: 1, storedBadge: 0).collapseID == "of-the-overridden-one")
+    }
+
+    @Test func collapseIDRule() throws {
+        let msgID = MessageID(rawValue: 42)!
+        #expect(CollapseID.of(PushOptions(), msgID: msgID, overridden: nil) == "pushrelay-42")
+        #expect(CollapseID.of(PushOptions(apnsCollapseID: "score"), msgID: msgID, overridden: nil) == "score")
+        // An override replaces the overridden message on the phone, whatever else is given.
+        #expect(CollapseID.of(PushOptions(apnsCollapseID: "score"), msgID: msgID, overridden: "old") == "old")
+        #expect(CollapseID.of(PushOptions(), msgID: msgID, overridden: "pushrelay-7") == "pushrelay-7")
+        let longest = CollapseID.derived(from: MessageID(rawValue: .max)!)
         #expect(longest == "pushrelay-9223372036854775807")
         #expect(longest.utf8.count <= PushLimits.collapseIDBytes)
     }
 
-    @Test func resendKeepsApnsIDAndPayload() throws {
+    @Test func everyNotificationOfAMessageIsTheSame() throws {
         let prepared = try prepared("{}")
-        let first = prepared.notification(deviceID: 9, storedBadge: 0, isResend: false)
-        let again = prepared.notification(deviceID: 9, storedBadge: 0, isResend: true)
+        let first = prepared.notification(deviceID: 9, storedBadge: 0)
+        let again = prepared.notification(deviceID: 9, storedBadge: 0)
         #expect(first.apnsID == again.apnsID)
         #expect(first.payload == again.payload)
-        #expect(prepared.notification(deviceID: 10, storedBadge: 0, isResend: false).apnsID != first.apnsID)
+        #expect(prepared.notification(deviceID: 10, storedBadge: 0).apnsID != first.apnsID)
     }
 }
 

@@ -16,7 +16,7 @@ import Testing
         let fits = try push(alertBody(4096 - Self.overhead))
         let prepared = try APNSPayloadBuilder.prepare(fits, msgID: MessageID(rawValue: .max)!, topic: "t", acceptedAt: 0)
         #expect(prepared.maxPayloadSize == 4096)
-        #expect(prepared.notification(deviceID: 1, storedBadge: 0, isResend: false).payload.count == 4096)
+        #expect(prepared.notification(deviceID: 1, storedBadge: 0).payload.count == 4096)
         #expect(rejection(alertBody(4097 - Self.overhead)) == JPushError(
             status: 400, code: 1005,
             message: "the APNs payload would be 4097 bytes; at most 4096 are allowed — shorten the alert or extras"))
@@ -38,8 +38,8 @@ import Testing
         let request = try push(alertBody(length, badge: #""+1""#))
         let prepared = try APNSPayloadBuilder.prepare(request, msgID: MessageID(rawValue: .max)!, topic: "t", acceptedAt: 0)
         #expect(prepared.maxPayloadSize == 4096)
-        #expect(prepared.notification(deviceID: 1, storedBadge: PushLimits.maxBadge - 1, isResend: false).payload.count == 4096)
-        #expect(prepared.notification(deviceID: 1, storedBadge: 0, isResend: false).payload.count == 4090)
+        #expect(prepared.notification(deviceID: 1, storedBadge: PushLimits.maxBadge - 1).payload.count == 4096)
+        #expect(prepared.notification(deviceID: 1, storedBadge: 0).payload.count == 4090)
         #expect(rejection(alertBody(length + 1, badge: #""+1""#))?.code == 1005)
         // A fixed badge costs only its own digits.
         #expect(try push(alertBody(length + 6, badge: "1")).notification != nil)

@@ -46,7 +46,7 @@ import Testing
         let text = #"{"audience": "all", "platform": "all", "notification": {"alert": "Hello, JPush!", "ios": {"alert": "Hello, IOS JPush!", "badge": "+1", "sound": "a.caf", "extras": {"k1": "v1"}}, "android": {"alert": "Hello, android msg"}}, "message": {"msg_content": "content", "extras": {"k2": "v2", "k3": "v3"}}}"#
         let prepared = try APNSPayloadBuilder.prepare(push(text), msgID: sampleMsgID, topic: "t", acceptedAt: 0)
         #expect(prepared.pushType == "alert")
-        #expect(String(decoding: prepared.notification(deviceID: 1, storedBadge: 2, isResend: false).payload, as: UTF8.self)
+        #expect(String(decoding: prepared.notification(deviceID: 1, storedBadge: 2).payload, as: UTF8.self)
             == #"{"_j_message":{"extras":{"k2":"v2","k3":"v3"},"msg_content":"content"},"_j_msgid":42,"aps":{"alert":"Hello, IOS JPush!","badge":3,"sound":"a.caf"},"k1":"v1"}"#)
     }
 

@@ -37,7 +37,7 @@ let sampleMsgID = MessageID(rawValue: 42)!
 /// The payload of `request` for a device with `storedBadge`, as text.
 func payloadText(_ request: PushRequest, storedBadge: Int = 0, msgID: MessageID = sampleMsgID) throws(JPushError) -> String {
     let prepared = try APNSPayloadBuilder.prepare(request, msgID: msgID, topic: "com.example.app", acceptedAt: 1_800_000_000)
-    return String(decoding: prepared.notification(deviceID: 7, storedBadge: storedBadge, isResend: false).payload, as: UTF8.self)
+    return String(decoding: prepared.notification(deviceID: 7, storedBadge: storedBadge).payload, as: UTF8.self)
 }
 
 func payloadText(_ body: String, storedBadge: Int = 0) throws -> String {

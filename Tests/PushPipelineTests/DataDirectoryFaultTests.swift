@@ -55,7 +55,7 @@ extension FaultTests {
         #expect(last.hasPrefix("pushrelay: ") && last.contains(dataDirectory), "\(stderr)")
         let cause = fault == .full ? "No space left on device" : "not writable"
         #expect(last.contains(cause), "\(last)")
-        FaultReport.record("\(fault.rawValue) at start", sent: 0, delivered: 0, duplicates: 0,
+        FaultReport.record("\(fault.rawValue) at start", sent: 0, delivered: 0, duplicates: 0, collapsed: 0,
                            elapsed: ContinuousClock.now - started,
                            notes: "exit \(process.terminationStatus): \(last.replacingOccurrences(of: mountPoint, with: "<tmpfs>"))")
     }

@@ -72,6 +72,7 @@ extension FaultTests {
             let window = relay.pipeline.slots * relay.pipeline.chunkSize
             #expect(arrived.duplicates <= window, "\(arrived.duplicates) duplicates; the in-flight window is \(window)")
             #expect(arrived.copies.allSatisfy { $0.collapseID == "pushrelay-\(broadcast)" })
+            #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id, the first too")
 
             // The probe above counts as one more accepted push to the small app.
             let owed = result.accepted.count + 1
@@ -82,7 +83,8 @@ extension FaultTests {
             let smallDuplicates = received.reduce(0) { $0 + max($1.count - owed, 0) }
             FaultReport.record("PostgreSQL down \(outage.components.seconds) s", sent: devices + owed * smallTokens.count,
                                delivered: arrived.delivered + received.reduce(0) { $0 + min($1.count, owed) },
-                               duplicates: arrived.duplicates + smallDuplicates, elapsed: ContinuousClock.now - started,
+                               duplicates: arrived.duplicates + smallDuplicates,
+                               collapsed: arrived.collapsed, elapsed: ContinuousClock.now - started,
                                notes: "\(result.accepted.count) accepted, \(result.unavailable) × 503/1030, slowest "
                                    + "\(result.slowest.formatted(.units(allowed: [.milliseconds]))); \(deliveredInOutage) sent in the outage; "
                                    + "broadcast done \(String(format: "%.1f", resumed)) s after the database was back")

@@ -8,12 +8,15 @@ enum FaultReport {
     static let full = ProcessInfo.processInfo.environment["PUSHRELAY_RELIABILITY_FULL"] == "1"
 
     /// One scenario's figures: notifications owed (devices × messages), devices that got
-    /// theirs, extra copies, and the owed ones never delivered (nor counted expired).
-    static func record(_ scenario: String, sent: Int, delivered: Int, duplicates: Int, expired: Int = 0,
+    /// theirs, extra copies, the extra copies whose device got every copy with one collapse
+    /// id (so it showed one notification: `Arrivals.collapsed`), and the owed ones never
+    /// delivered (nor counted expired).
+    static func record(_ scenario: String, sent: Int, delivered: Int, duplicates: Int, collapsed: Int, expired: Int = 0,
                        elapsed: Duration, notes: String = "") {
         guard let path = ProcessInfo.processInfo.environment["PUSHRELAY_RELIABILITY_RESULTS"], !path.isEmpty else { return }
         let line: [String: Any] = [
-            "scenario": scenario, "sent": sent, "delivered": delivered, "duplicates": duplicates, "expired": expired,
+            "scenario": scenario, "sent": sent, "delivered": delivered, "duplicates": duplicates, "collapsed": collapsed,
+            "expired": expired,
             "lost": sent - delivered - expired, "seconds": Double(elapsed.components.seconds)
                 + Double(elapsed.components.attoseconds) / 1e18,
             "notes": notes,

@@ -28,7 +28,8 @@ import TestSupport
     /// SIGKILL of `pushrelay serve` several times during one broadcast, each at a moment
     /// drawn from a fixed seed, restarted each time: every device gets the push; a device
     /// gets a second copy only if it was in flight at a kill (at most slots × chunk size per
-    /// kill), and each copy carries the collapse id derived from the msg_id.
+    /// kill), and every copy, the first included, carries the collapse id derived from the
+    /// msg_id: the device shows one.
     @Test func sigkillAtSeededMomentsDuringABroadcast() async throws {
         let devices = FaultReport.full ? 100_000 : 6_000
         let kills = FaultReport.full ? 5 : 3
@@ -65,8 +66,9 @@ import TestSupport
             let window = relay.pipeline.slots * relay.pipeline.chunkSize
             #expect(arrived.duplicates <= killed * window, "\(arrived.duplicates) duplicates; \(killed) kills × window \(window)")
             #expect(arrived.copies.allSatisfy { $0.count <= killed + 1 && $0.collapseID == "pushrelay-\(msgID)" })
+            #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id, the first too")
             FaultReport.record("SIGKILL ×\(killed) mid-broadcast", sent: devices, delivered: arrived.delivered,
-                               duplicates: arrived.duplicates, elapsed: ContinuousClock.now - started,
+                               duplicates: arrived.duplicates, collapsed: arrived.collapsed, elapsed: ContinuousClock.now - started,
                                notes: "window \(window)/kill; all copies carry the collapse id")
         }
     }
@@ -99,8 +101,9 @@ import TestSupport
             let window = relay.pipeline.slots * relay.pipeline.chunkSize
             #expect(arrived.duplicates <= window, "\(arrived.duplicates) duplicates; the dead node's window is \(window)")
             #expect(arrived.copies.allSatisfy { $0.count == 2 && $0.collapseID == "pushrelay-\(msgID)" })
+            #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id, the first too")
             FaultReport.record("two nodes, one SIGKILLed", sent: devices, delivered: arrived.delivered,
-                               duplicates: arrived.duplicates, elapsed: ContinuousClock.now - started,
+                               duplicates: arrived.duplicates, collapsed: arrived.collapsed, elapsed: ContinuousClock.now - started,
                                notes: "window \(window)")
         }
     }
@@ -157,6 +160,7 @@ import TestSupport
             let deliveries = relay.simulator.deliveries()
             let arrived = Arrivals(deliveries, tokens: tokens)
             #expect(arrived.delivered == devices, "every device received the push")
+            #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id, the first too")
             #expect(deliveries.allSatisfy { Double($0.receivedAt) / 1000 <= expiresAt.timeIntervalSince1970 }, "within the TTL")
             let stats = relay.simulator.stats
             let attempts = stats.streams
@@ -179,7 +183,7 @@ import TestSupport
             default:
                 notes += ", \(stats.rejectedTotal) rejected"
             }
-            FaultReport.record(fault.rawValue, sent: devices, delivered: arrived.delivered, duplicates: arrived.duplicates,
+            FaultReport.record(fault.rawValue, sent: devices, delivered: arrived.delivered, duplicates: arrived.duplicates, collapsed: arrived.collapsed,
                                elapsed: ContinuousClock.now - started, notes: notes)
         }
     }
@@ -242,13 +246,14 @@ import TestSupport
             let arrived = Arrivals(relay.simulator.deliveries(), tokens: tokens)
             #expect(arrived.delivered == devices, "every device received the push")
             #expect(arrived.copies.allSatisfy { $0.collapseID == "pushrelay-\(msgID)" }, "any second copy carries the collapse id")
+            #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id, the first too")
             let stats = relay.simulator.stats
             let perDevice = Double(stats.streams) / Double(devices)
             #expect(stats.rejectedTotal > 0, "the bursts met the broadcast")
             // 10 is what a 90% storm without pauses costs on average; a hot loop makes far more.
             #expect(perDevice <= 10, "\(stats.streams) attempts for \(devices) devices")
             FaultReport.record("APNs: 429 bursts (90% for \(burstMilliseconds) ms, 0 for \(calmMilliseconds) ms)", sent: devices,
-                               delivered: arrived.delivered, duplicates: arrived.duplicates,
+                               delivered: arrived.delivered, duplicates: arrived.duplicates, collapsed: arrived.collapsed,
                                elapsed: ContinuousClock.now - started,
                                notes: String(format: "%.2f attempts/device, %d rejected, %d bursts", perDevice,
                                              stats.rejectedTotal, burstCount))
@@ -284,7 +289,7 @@ import TestSupport
             #expect(perDevice <= Double(ttl) + 8, "\(perDevice) attempts per device in \(ttl) s")
             try await Task.sleep(for: .seconds(1))
             #expect(relay.simulator.stats.streams == attempts, "no attempt after the message finished")
-            FaultReport.record("APNs: only 503, TTL \(ttl) s", sent: devices, delivered: 0, duplicates: 0, expired: devices,
+            FaultReport.record("APNs: only 503, TTL \(ttl) s", sent: devices, delivered: 0, duplicates: 0, collapsed: 0, expired: devices,
                                elapsed: ContinuousClock.now - started,
                                notes: String(format: "expired as counted; %.1f attempts/device", perDevice))
         }
@@ -305,11 +310,14 @@ import TestSupport
     }
 }
 
-/// What the simulator recorded for a set of tokens: how many got the push, and the copies
-/// beyond the first.
+/// What the simulator recorded for a set of tokens (each sent one message): how many got
+/// the push, and the copies beyond the first.
 struct Arrivals {
     let delivered: Int
     let duplicates: Int
+    /// The duplicates whose device got every copy with one collapse id: it showed one
+    /// notification. Equal to `duplicates` when every duplicate pair shares its collapse id.
+    let collapsed: Int
     /// The tokens that got more than one copy.
     let copies: [APNSDelivery]
 
@@ -319,6 +327,7 @@ struct Arrivals {
         delivered = Set(ours.map(\.token)).count
         copies = ours.filter { $0.count > 1 }
         duplicates = copies.reduce(0) { $0 + $1.count - 1 }
+        collapsed = copies.filter(\.oneCollapseID).reduce(0) { $0 + $1.count - 1 }
     }
 }
 

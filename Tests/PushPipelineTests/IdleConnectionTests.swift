@@ -84,13 +84,14 @@ import TestSupport
             #expect(slowestPush < .seconds(3), "pushes accepted promptly: slowest \(slowestPush)")
             #expect(grown < Self.residentBound, "resident set grew \(grown / 1_048_576) MiB for \(idle) connections")
             let arrived = Arrivals(relay.simulator.deliveries(), tokens: tokens)
+            #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id")
             let notes = "\(idle.formatted()) idle connections held by another process: relay RSS "
                 + "\(residentBefore / 1_048_576) → \(residentHeld / 1_048_576) MiB (bound +\(Self.residentBound / 1_048_576) MiB); "
                 + "slowest /healthz \(Self.milliseconds(slowestHealth)) ms, slowest push \(Self.milliseconds(slowestPush)) ms; "
                 + "slowloris (a byte every \(interval) s) cut after \(String(format: "%.1f", Self.seconds(cut))) s, deadline \(deadline) s; load \(load)"
             print("idle connections: \(notes)")
             FaultReport.record("\(idle.formatted()) idle connections + slowloris", sent: pushes, delivered: arrived.delivered,
-                               duplicates: arrived.duplicates, elapsed: ContinuousClock.now - started, notes: notes)
+                               duplicates: arrived.duplicates, collapsed: arrived.collapsed, elapsed: ContinuousClock.now - started, notes: notes)
         }
     }
 

@@ -64,4 +64,21 @@ import TestSupport
             #expect(try await pool.query("SELECT count(*) AS n FROM messages")[0].int("n") == 4)
         }
     }
+
+    /// The override's look-up of the overridden message's collapse id reads one row through
+    /// an index on its id (and app), however many messages are stored.
+    @Test func theOverriddenMessageIsReadByItsPrimaryKey() async throws {
+        try await TestDatabase.withMigratedPool { pool in
+            let plan = try await pool.withConnection { connection in
+                try connection.query("PREPARE overridden_plan(bigint, bigint) AS " + MessageStore.overriddenSQL)
+                try connection.query("SET plan_cache_mode = force_generic_plan")
+                defer {
+                    _ = try? connection.query("RESET plan_cache_mode")
+                    _ = try? connection.query("DEALLOCATE overridden_plan")
+                }
+                return try connection.query("EXPLAIN EXECUTE overridden_plan(1, 1)").map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+            }
+            #expect(plan.contains("Index Scan") && plan.contains("id = $1") && !plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
 }
