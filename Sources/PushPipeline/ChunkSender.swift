@@ -9,7 +9,9 @@ import Synchronization
 /// app's credential, sends each device's notification, and writes outcomes back after every
 /// round. Devices APNs asked to retry go again after a backoff, up to `roundsPerLease`
 /// rounds; then the chunk goes back to the queue with that delay (never past the message's
-/// expiration, when the rest are recorded `expired`).
+/// expiration, when the rest are recorded `expired`). A retry round beyond the app's
+/// `RetryBudget` goes back to the queue at once, for as long as the budget says: one app's
+/// failing work does not hold the slots other apps' pushes need.
 struct ChunkSender: Sendable {
     let pool: PostgresPool
     let queue: ChunkQueue
@@ -17,13 +19,15 @@ struct ChunkSender: Sendable {
     let senders: SenderCache
     let backoff: Backoff
     let roundsPerLease: Int
+    let retryPacer: RetryPacer
     let logger: Logger
     let metrics: MetricsRegistry
     private let prepared = PreparedCache()
 
     init(pool: PostgresPool, queue: ChunkQueue, writer: OutcomeWriter, senders: SenderCache, backoff: Backoff,
-         roundsPerLease: Int, logger: Logger, metrics: MetricsRegistry = .shared) {
+         roundsPerLease: Int, retryPacer: RetryPacer, logger: Logger, metrics: MetricsRegistry = .shared) {
         self.metrics = metrics
+        self.retryPacer = retryPacer
         self.pool = pool
         self.queue = queue
         self.writer = writer
@@ -165,13 +169,15 @@ struct ChunkSender: Sendable {
             }
             if run.isComplete { return }
             rounds += 1
-            let delay = backoff.delay(retry: rounds, jitter: Double.random(in: 0...1))
-            let untilExpiry = loaded.expiresAt.timeIntervalSinceNow
-            if rounds >= roundsPerLease && Double(delay.components.seconds) < untilExpiry {
-                try await surviving(chunk) { try await queue.release(chunk, after: delay) }
+            let overBudget = retryPacer.wait(app: chunk.appID)
+            let delay = max(backoff.delay(retry: rounds, jitter: Double.random(in: 0...1)), overBudget)
+            let untilExpiry = Duration.milliseconds(Int64(max(loaded.expiresAt.timeIntervalSinceNow, 0) * 1000))
+            if overBudget > .zero || (rounds >= roundsPerLease && delay < untilExpiry) {
+                // Back at the expiration at the latest, to record the rest `expired` then.
+                try await surviving(chunk) { try await queue.release(chunk, after: min(delay, untilExpiry)) }
                 return
             }
-            try await Task.sleep(for: min(delay, .milliseconds(Int64(max(untilExpiry, 0) * 1000))))
+            try await Task.sleep(for: min(delay, untilExpiry))
         }
     }
 

@@ -27,6 +27,10 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var retentionDays = 30
     /// How often a worker looks for work without a NOTIFY (the fallback).
     public var pollInterval: Duration = .seconds(2)
+    /// Retry rounds of an app's chunks a worker starts each second (and at once after a
+    /// quiet spell); beyond them the app's chunks wait in the queue, not in slots
+    /// (`RetryBudget`).
+    public var retryRounds = 10
 
     /// The defaults for a machine with `cores` cores: 2 broadcast slots a core (at least 4;
     /// with chunks of 2,000, 8 on two cores were no faster and widen the duplicate window), eight
@@ -51,6 +55,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 1 per 2 cores, 2 to 8)"),
         ("PUSHRELAY_RETENTION_DAYS", "days per-device delivery records are kept; messages and counters stay (default 30)"),
         ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "APNs requests in flight per app and environment (default 2000)"),
+        ("PUSHRELAY_RETRY_ROUNDS", "retry rounds of one app's chunks a worker starts a second; more wait in the queue, so one app's failures never hold the slots of the others (default 10)"),
     ]
 
     /// - Parameters:
@@ -82,6 +87,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
         if let count = try number("PUSHRELAY_APNS_CONNECTIONS", in: 1...64) { configuration.apnsConnections = count }
         if let count = try number("PUSHRELAY_APNS_MAX_IN_FLIGHT", in: 1...100_000) { configuration.apnsMaxInFlight = count }
         if let days = try number("PUSHRELAY_RETENTION_DAYS", in: 1...3650) { configuration.retentionDays = days }
+        if let rounds = try number("PUSHRELAY_RETRY_ROUNDS", in: 1...10_000) { configuration.retryRounds = rounds }
         return configuration
     }
 

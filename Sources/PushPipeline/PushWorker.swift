@@ -51,7 +51,9 @@ public final class PushWorker: Sendable {
         senders = SenderCache(configuration: configuration, box: secretBox, logger: logger)
         chunkSender = ChunkSender(
             pool: pool, queue: queue, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
-            backoff: Backoff(), roundsPerLease: 4, logger: logger, metrics: metrics)
+            backoff: Backoff(), roundsPerLease: 4,
+            retryPacer: RetryPacer(RetryBudget(rate: configuration.retryRounds, burst: configuration.retryRounds)),
+            logger: logger, metrics: metrics)
         scheduler = Mutex(LaneScheduler(broadcastSlots: configuration.slots, targetedSlots: configuration.targetedSlots))
         let (targetedWake, broadcastWake, resolveWake) = (targetedWake, broadcastWake, resolveWake)
         listener = NotificationListener(connectionString: connectionString, logger: logger) { payloads in
