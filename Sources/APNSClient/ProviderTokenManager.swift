@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import Synchronization
 
 /// The provider token (JWT, ES256) of one (team, key), shared by every connection.
@@ -82,21 +83,5 @@ public final class ProviderTokenManager: Sendable {
     private struct TokenClaims: Encodable {
         var iss: String
         var iat: Int
-    }
-}
-
-/// Base64url without padding (RFC 7515 §2).
-public enum Base64URL {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    public static func decode(_ text: String) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
     }
 }

@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import RelayCore
 
 /// Checks the `authorization: bearer <jwt>` header the way APNs does for token-based
 /// provider authentication.

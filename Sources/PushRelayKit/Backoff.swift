@@ -2,7 +2,8 @@ import Foundation
 
 /// Exponential backoff with jitter: the wait before retry number `attempt` (1-based).
 ///
-/// Pure: the random draw is passed in, so the schedule is tested exactly.
+/// Pure: the random draw is passed in, so the schedule is tested exactly. PushRelayKit's own
+/// on purpose (it is Foundation-only and imports no relay module), not PushPipeline's `Backoff`.
 public struct Backoff: Sendable, Equatable {
     public var initial: Duration
     public var multiplier: Double

@@ -4,6 +4,7 @@ import Foundation
 ///
 /// Built from the `Data` itself, never from its `description` (whose format iOS 13 changed
 /// from `<aa bb …>` to `{length = 32, bytes = 0x…}`, breaking string-mangling code).
+/// PushRelayKit's own on purpose (Foundation-only, no relay module), not RelayAPI's `DeviceToken`.
 public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public let bytes: Data
 

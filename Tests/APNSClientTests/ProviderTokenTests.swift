@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import Synchronization
 import Testing
 @testable import APNSClient

@@ -1,7 +1,21 @@
-/// Base64url without padding, the encoding of a JWT's three parts.
-enum Base64URL {
+import Foundation
+
+/// Base64url without padding (RFC 7515 §2), the encoding of a JWT's three parts: the APNs
+/// client writes provider tokens with it, the simulator reads them.
+public enum Base64URL {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func decode(_ text: String) -> [UInt8]? {
+        decode(text.utf8)
+    }
+
     /// The decoded bytes, or `nil` for a character outside the alphabet or an impossible length.
-    static func decode<S: Collection>(_ text: S) -> [UInt8]? where S.Element == UInt8 {
+    public static func decode<S: Collection>(_ text: S) -> [UInt8]? where S.Element == UInt8 {
         var output: [UInt8] = []
         output.reserveCapacity(text.count * 3 / 4)
         var accumulator: UInt32 = 0
