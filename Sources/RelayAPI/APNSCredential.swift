@@ -36,7 +36,7 @@ struct APNSCredential: Sendable, Equatable {
                 throw JPushError.illegalValue(error.message)
             }
             return APNSCredential(auth: .token, topic: topic, keyID: keyID, teamID: teamID,
-                                  secretMaterial: encode(["private_key": pem]))
+                                  secretMaterial: try encode(["private_key": pem]))
         case "certificate":
             try reader.rejectUnknownKeys(allowed: ["auth", "topic", "certificate", "private_key", "p12", "password"])
             let certificatePEM: String
@@ -66,15 +66,18 @@ struct APNSCredential: Sendable, Equatable {
             }
             return APNSCredential(auth: .certificate, topic: topic, certificateExpiresAt: info.notAfter,
                                   certificateSubject: info.subject,
-                                  secretMaterial: encode(["certificate": certificatePEM, "private_key": keyPEM]))
+                                  secretMaterial: try encode(["certificate": certificatePEM, "private_key": keyPEM]))
         case let other:
             throw JPushError.illegalValue("auth must be \"token\" or \"certificate\", got \"\(other)\"")
         }
     }
 
-    private static func encode(_ material: [String: String]) -> [UInt8] {
-        // A dictionary of strings always encodes.
-        [UInt8](try! JSONSerialization.data(withJSONObject: material, options: [.sortedKeys]))
+    private static func encode(_ material: [String: String]) throws(JPushError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Strings always encode; were they ever not to, the upload fails rather than storing a broken secret.
+        guard let data = try? encoder.encode(material) else { throw JPushError.internalError("the credential could not be stored") }
+        return [UInt8](data)
     }
 
     static func isBundleID(_ topic: String) -> Bool {
