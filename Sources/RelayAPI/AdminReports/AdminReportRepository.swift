@@ -70,9 +70,14 @@ struct AdminReportRepository: Sendable {
         return json
     }
 
+    /// `stats(_:appKey:)` as the objects `jsonResponse(_:_:)` and the dashboard read.
+    func stats(_ window: ReportWindow, appKey: String?) async throws -> [String: Any] {
+        try jsonObject(encoding: try await deliveryStats(window, appKey: appKey)) as? [String: Any] ?? [:]
+    }
+
     /// Outcomes per bucket and app in the window (sparse: empty buckets are left out), each
     /// app's totals and failures by reason, and the same over every app.
-    func stats(_ window: ReportWindow, appKey: String?) async throws -> [String: Any] {
+    func deliveryStats(_ window: ReportWindow, appKey: String?) async throws -> DeliveryStatsReport {
         let (rows, failureRows): (PostgresRows, PostgresRows) = try await pool.withConnection { connection in
             let appFilter = appKey == nil ? "" : "AND a.app_key = $4"
             var parameters: [(any PostgresBindable)?] = [window.since, window.until, window.bucket.seconds]
@@ -93,47 +98,33 @@ struct AdminReportRepository: Sendable {
                 """, appKey.map { [window.since, window.until, $0] } ?? [window.since, window.until])
             return (rows, failures)
         }
-        let fields = ["sent", "failed", "invalidated", "expired", "withdrawn", "retries"]
-        var apps: [String: [String: Any]] = [:]
+        var apps: [String: DeliveryStatsReport.App] = [:]
         var order: [String] = []
-        var grand = Dictionary(uniqueKeysWithValues: fields.map { ($0, 0) })
+        var grand = DeliveryStatsReport.Counts()
         for row in rows {
             let key = try row.string("app_key")
             if apps[key] == nil {
                 order.append(key)
-                apps[key] = ["app_key": key, "name": try row.string("name"), "points": [[String: Any]](),
-                             "totals": Dictionary(uniqueKeysWithValues: fields.map { ($0, 0) }), "failed_by_reason": [String: Int]()]
+                apps[key] = DeliveryStatsReport.App(appKey: key, name: try row.string("name"))
             }
-            var point: [String: Any] = ["time": ReportTime.format(Date(timeIntervalSince1970: TimeInterval(try row.int("bucket"))))]
-            var totals = apps[key]!["totals"] as! [String: Int]
-            for field in fields {
-                let value = try row.int(field)
-                point[field] = value
-                totals[field, default: 0] += value
-                grand[field, default: 0] += value
-            }
-            apps[key]!["totals"] = totals
-            apps[key]!["points"] = (apps[key]!["points"] as! [[String: Any]]) + [point]
+            let counts = DeliveryStatsReport.Counts(
+                sent: try row.int("sent"), failed: try row.int("failed"), invalidated: try row.int("invalidated"),
+                expired: try row.int("expired"), withdrawn: try row.int("withdrawn"), retries: try row.int("retries"))
+            let time = ReportTime.format(Date(timeIntervalSince1970: TimeInterval(try row.int("bucket"))))
+            apps[key]?.points.append(DeliveryStatsReport.Point(time: time, counts: counts))
+            apps[key]?.totals += counts
+            grand += counts
         }
         var allReasons: [String: Int] = [:]
         for row in failureRows {
             let key = try row.string("app_key"), reason = try row.string("reason"), count = try row.int("count")
             allReasons[reason, default: 0] += count
-            guard apps[key] != nil else { continue }
-            var reasons = apps[key]!["failed_by_reason"] as! [String: Int]
-            reasons[reason] = count
-            apps[key]!["failed_by_reason"] = reasons
+            apps[key]?.failedByReason[reason] = count
         }
-        return [
-            "since": ReportTime.format(window.since),
-            "until": ReportTime.format(window.until),
-            "bucket": window.bucket.rawValue,
-            "apps": order.map { apps[$0]! },
-            "totals": grand,
-            "failed_by_reason": allReasons,
-        ]
+        return DeliveryStatsReport(
+            since: ReportTime.format(window.since), until: ReportTime.format(window.until), bucket: window.bucket.rawValue,
+            apps: order.compactMap { apps[$0] }, totals: grand, failedByReason: allReasons)
     }
-
 
     /// A message as the listing shows it: counters, state, progress and timing.
     static func summary(_ row: PostgresRow) throws -> [String: Any] {
