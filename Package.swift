@@ -56,9 +56,9 @@ let package = Package(
 
         // Shared by the test targets: a fresh database per test on the test cluster.
         .target(name: "TestSupport", dependencies: ["PostgresStore", "RelayCore"]),
-        .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
+        .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore", "TestSupport"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayCore"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayCore"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayCore", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "RelayCore"]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "RelayCore", "TestSupport"]),
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),

@@ -20,12 +20,13 @@ public enum BadgeChange: Sendable, Hashable {
     /// - Throws: 1003 naming `field` for any other value or a number past the limits.
     static func parse(_ value: JSONValue, field: String) throws(JPushError) -> BadgeChange {
         let limit = PushLimits.maxBadge
-        switch value {
-        case .int(let number):
+        if let number = value.int64 {
             guard number >= 0, number <= Int64(limit) else {
                 throw JPushError.illegalValue("\(field) must be from 0 to \(limit), got \(number)")
             }
             return .set(Int(number))
+        }
+        switch value {
         case .string(let text):
             var digits = Substring(text)
             var sign = 0

@@ -38,8 +38,7 @@ extension JSONObjectReader {
     func optionalNumber(_ key: String) throws(JPushError) -> Double? {
         switch fields[key] {
         case nil, .null?: return nil
-        case .int(let number)?: return Double(number)
-        case .double(let number)?: return number
+        case .number(let number)?: return number.double
         case let other?: throw JPushError.illegalValue("\(name(key)) must be a number, got \(other.typeName)")
         }
     }
@@ -59,8 +58,8 @@ extension JSONObjectReader {
         switch fields[key] {
         case nil, .null?: return nil
         case .bool(let flag)?: return flag
-        case .int(0)?: return false
-        case .int(1)?: return true
+        case .number(let number)? where number.int64 == 0: return false
+        case .number(let number)? where number.int64 == 1: return true
         case let other?:
             throw JPushError.illegalValue("\(name(key)) must be true, false, 0 or 1, got \(other.shortText)")
         }
@@ -81,7 +80,7 @@ extension JSONValue {
     /// anything else by its type.
     var shortText: String {
         switch self {
-        case .int, .double, .bool, .null: String(decoding: CanonicalJSON.bytes(self), as: UTF8.self)
+        case .number, .bool, .null: String(decoding: CanonicalJSON.bytes(self), as: UTF8.self)
         case .string(let text) where text.utf8.count <= 64: String(decoding: CanonicalJSON.bytes(self), as: UTF8.self)
         default: typeName
         }

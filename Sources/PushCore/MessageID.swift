@@ -29,7 +29,7 @@ public struct MessageID: Sendable, Hashable, Comparable, CustomStringConvertible
     /// - Throws: 1003 naming `field` for anything but a positive 64-bit integer.
     public static func parse(_ value: JSONValue, field: String) throws(JPushError) -> MessageID {
         let id: MessageID? = switch value {
-        case .int(let number): MessageID(rawValue: number)
+        case .number(let number): number.int64.flatMap(MessageID.init(rawValue:))
         case .string(let text): MessageID(text)
         default: nil
         }

@@ -61,7 +61,7 @@ public struct PushOptions: Sendable, Equatable {
         let number: Int64?
         switch value {
         case .null: return 0
-        case .int(let given): number = given
+        case .number(let given): number = given.int64
         case .string(let text) where text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }): number = Int64(text)
         default: number = nil
         }

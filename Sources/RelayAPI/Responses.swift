@@ -30,6 +30,11 @@ private func answerEncoder() -> JSONEncoder {
     return encoder
 }
 
+/// A JSON response from a `JSONValue` (numbers exactly as parsed).
+func jsonResponse(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+    HTTPResponse.json(status, CanonicalJSON.bytes(value))
+}
+
 /// Wraps a throwing handler: a `JPushError` becomes its own response, a lost database a
 /// 503 (code 1030), anything else a logged 500 that says nothing of the internals.
 func handler(

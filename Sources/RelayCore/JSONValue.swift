@@ -1,24 +1,43 @@
-import Foundation
-
-/// A parsed JSON document, kept exact enough to validate: integers stay integers, and a
-/// boolean is never mistaken for a number.
+/// A parsed JSON document, kept exact enough to validate and to pass on: numbers keep the
+/// text the client wrote, and a boolean is never mistaken for a number.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
-    case int(Int64)
-    case double(Double)
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses a request body. The error message says what is wrong, for a 400.
+    public static func int(_ value: Int64) -> JSONValue { .number(JSONNumber(value)) }
+
+    /// A finite number.
+    public static func double(_ value: Double) -> JSONValue { .number(JSONNumber(value)) }
+
+    /// Parses a request body (`JSONParser`: linear, at most `JSONParser.maximumDepth` deep).
+    /// The error message says what is wrong and where, for a 400 (code 1003).
     public static func parse(_ bytes: [UInt8]) throws(JPushError) -> JSONValue {
+        try parse(bytes[...])
+    }
+
+    public static func parse(_ bytes: ArraySlice<UInt8>) throws(JPushError) -> JSONValue {
         guard !bytes.isEmpty else { throw JPushError.missingParameter("request body is empty; a JSON object is required") }
+        var parser = JSONParser()
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try parser.parse(bytes)
         } catch {
-            throw JPushError.illegalValue("request body is not valid JSON")
+            switch error.reason {
+            case .tooDeep:
+                throw JPushError.illegalValue(
+                    "request body nests objects and arrays more than \(JSONParser.maximumDepth) levels deep (at byte \(error.offset))")
+            case .syntax(let reason):
+                throw JPushError.illegalValue("request body is not valid JSON: \(reason) at byte \(error.offset)")
+            }
         }
+    }
+
+    /// The value when it is an integer literal that fits Int64.
+    public var int64: Int64? {
+        if case .number(let number) = self { number.int64 } else { nil }
     }
 
     /// The JSON type's name, for error messages ("expected a string, got a number").
@@ -26,31 +45,10 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
-        case .int, .double: "a number"
+        case .number: "a number"
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
-        }
-    }
-}
-
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
         }
     }
 }
@@ -102,7 +100,7 @@ public struct JSONObjectReader: Sendable {
     public func optionalInt(_ key: String) throws(JPushError) -> Int64? {
         switch fields[key] {
         case nil, .null?: return nil
-        case .int(let value)?: return value
+        case let value? where value.int64 != nil: return value.int64
         case let other?: throw JPushError.illegalValue("\(path)\(key) must be an integer, got \(other.typeName)")
         }
     }

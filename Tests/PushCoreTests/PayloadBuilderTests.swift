@@ -27,6 +27,15 @@ import Testing
         #expect(text == #"{"_j_msgid":42,"a":{"b":null,"y":2},"aps":{"alert":{"body":"B","loc-args":["a"],"title":"T"},"badge":5,"category":"c","content-available":1,"interruption-level":"passive","mutable-content":1,"relevance-score":0.5,"sound":"ping.caf","target-content-id":"w","thread-id":"t"},"z":1}"#)
     }
 
+    /// Issue 22.12: ids beyond 2^53 (and beyond Int64) and every other number in extras
+    /// reach the payload exactly as the client wrote them.
+    @Test func extrasNumbersKeepTheirText() throws {
+        let numbers = #"{"big":123456789012345678901234567890,"id":9007199254740993,"max":18446744073709551615,"f":1.50,"e":1E+2,"z":-0}"#
+        let text = try payloadText(iosBody(#"{"alert":"a","extras":\#(numbers)}"#, #""message":{"msg_content":"m","extras":\#(numbers)}"#))
+        let written = #""big":123456789012345678901234567890,"e":1E+2,"f":1.50,"id":9007199254740993,"max":18446744073709551615,"z":-0"#
+        #expect(text == #"{"_j_message":{"extras":{\#(written)},"msg_content":"m"},"_j_msgid":42,"aps":{"alert":"a"},\#(written)}"#)
+    }
+
     @Test func criticalSound() throws {
         #expect(try payloadText(iosBody(#"{"alert":"a","sound":{"critical":1,"name":"alarm.caf","volume":0.5}}"#))
             == #"{"_j_msgid":42,"aps":{"alert":"a","sound":{"critical":1,"name":"alarm.caf","volume":0.5}}}"#)

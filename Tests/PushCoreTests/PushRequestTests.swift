@@ -18,8 +18,19 @@ import Testing
 
     @Test func bodyMustBeAJSONObject() {
         #expect(rejection("") == JPushError(status: 400, code: 1002, message: "request body is empty; a JSON object is required"))
-        #expect(rejection("{") == JPushError(status: 400, code: 1003, message: "request body is not valid JSON"))
+        #expect(rejection("{") == JPushError(status: 400, code: 1003, message: "request body is not valid JSON: expected a string key at byte 1"))
         #expect(rejection("[1]") == JPushError(status: 400, code: 1003, message: "request body must be a JSON object, got an array"))
+    }
+
+    /// Issue 22.3: extras may nest 16 levels; deeper is refused at the bracket that goes too
+    /// deep, before the rest of the body is read.
+    @Test func extrasNestAtMostSixteenLevels() throws {
+        let nested = { (levels: Int) in String(repeating: #"{"k":"#, count: levels - 1) + "[]" + String(repeating: "}", count: levels - 1) }
+        _ = try push(iosBody(#"{"alert":"a","extras":{"x":\#(nested(16))}}"#))
+        let tooDeep = iosBody(#"{"alert":"a","extras":{"x":\#(nested(17))}}"#) + String(repeating: " ", count: 10_000)
+        let error = try #require(rejection(tooDeep))
+        #expect(error.code == 1003 && error.status == 400)
+        #expect(error.message.hasPrefix("request body nests objects and arrays more than 20 levels deep (at byte "))
     }
 
     @Test func unknownTopLevelKeyIs1009() {

@@ -136,26 +136,3 @@ import RelayCore
         #expect(PostgresArrayLiteral.text(["a", "b c", #"q"x"#, #"b\s"#]) == #"{"a","b c","q\"x","b\\s"}"#)
     }
 }
-
-/// The NDJSON fast path gives what the general parser gives, or steps aside.
-@Suite struct FlatJSONParserTests {
-    @Test func agreesWithTheGeneralParser() throws {
-        let lines = [
-            #"{"platform":"ios","token":"ab","environment":"sandbox","alias":"a\"b\\c\/d\n","tags":["x","y"],"badge":12}"#,
-            #" { "a" : [ ] , "b" : null , "c" : true , "d" : false , "e" : -7 , "f" : "用户" } "#,
-            #"{}"#,
-            #"{"n":0,"m":[1,"two",null]}"#,
-        ]
-        for line in lines {
-            let fast = try #require(FlatJSONParser.parseObject(ArraySlice(Array(line.utf8))), "\(line)")
-            #expect(fast == (try JSONValue.parse(Array(line.utf8))), "\(line)")
-        }
-    }
-
-    @Test func leavesWhatItDoesNotHandleToTheGeneralParser() {
-        for line in [#"{"a":1.5}"#, #"{"a":1e3}"#, #"{"a":{"b":1}}"#, #"{"a":"\u00e9"}"#, #"{"a":[[1]]}"#,
-                     #"{"a":01}"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":"x"} trailing"#, #"{"a":"unterminated}"#, "[1]", ""] {
-            #expect(FlatJSONParser.parseObject(ArraySlice(Array(line.utf8))) == nil, "\(line)")
-        }
-    }
-}

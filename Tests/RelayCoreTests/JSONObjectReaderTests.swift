@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func malformedJSONIsIllegalValue() {
-        #expect(throws: JPushError.illegalValue("request body is not valid JSON")) { try reader("{\"name\":") }
+        #expect(throws: JPushError.illegalValue("request body is not valid JSON: unexpected end of text at byte 8")) { try reader("{\"name\":") }
     }
 
     @Test func emptyBodyIsMissingParameter() {

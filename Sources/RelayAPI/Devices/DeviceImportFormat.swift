@@ -28,7 +28,7 @@ enum DeviceImportFormat: Sendable, Equatable {
         switch self {
         case .ndjson:
             do {
-                let value = try FlatJSONParser.parseObject(line) ?? JSONValue.parse(Array(line))
+                let value = try JSONValue.parse(line)
                 return .success(try DeviceRegistration(try JSONObjectReader(value, path: "")))
             } catch let error as DeviceFieldError {
                 return .failure(error)

@@ -29,18 +29,18 @@ struct ScheduleRoutes: Sendable {
         router.add("GET", "/v3/schedules", route { request, _, app in
             let page = try Self.page(request.query["page"])
             let (total, list) = try await schedules.list(appID: app.id, page: page)
-            return jsonResponse(200, [
-                "total_count": total, "total_pages": (total + ScheduleRepository.pageSize - 1) / ScheduleRepository.pageSize,
-                "page": page, "schedules": list.map(\.jpushObject),
-            ])
+            return jsonResponse(200, .object([
+                "total_count": .int(Int64(total)), "total_pages": .int(Int64((total + ScheduleRepository.pageSize - 1) / ScheduleRepository.pageSize)),
+                "page": .int(Int64(page)), "schedules": .array(list.map { .object($0.jpushObject) }),
+            ]))
         })
 
         router.add("GET", "/v3/schedules/{id}", route { _, parameters, app in
             let id = try Self.scheduleID(parameters)
             guard let stored = try await schedules.get(appID: app.id, id: id) else { throw Self.notFound(id) }
             var object = stored.jpushObject
-            object["next_fire_times"] = stored.nextFireTimes(after: clock())
-            return jsonResponse(200, object)
+            object["next_fire_times"] = .array(stored.nextFireTimes(after: clock()).map(JSONValue.string))
+            return jsonResponse(200, .object(object))
         })
 
         router.add("PUT", "/v3/schedules/{id}", route { request, parameters, app in
@@ -49,7 +49,7 @@ struct ScheduleRoutes: Sendable {
             let update = try ScheduleUpdate(json: Self.body(request), defaultTimeZone: zone, now: now)
             if let push = update.push { try Self.validatePush(push) }
             guard let stored = try await schedules.update(appID: app.id, id: id, update, now: now) else { throw Self.notFound(id) }
-            return jsonResponse(200, stored.jpushObject)
+            return jsonResponse(200, .object(stored.jpushObject))
         })
 
         router.add("DELETE", "/v3/schedules/{id}", route { _, parameters, app in

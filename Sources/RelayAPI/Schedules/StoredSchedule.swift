@@ -9,12 +9,13 @@ struct StoredSchedule: Sendable {
     var watermark: Date?
 
     /// JPush's schedule object: `{schedule_id, name, enabled, trigger, push}` (and `cid` when set).
-    var jpushObject: [String: Any] {
-        var object: [String: Any] = [
-            "schedule_id": id, "name": schedule.name, "enabled": schedule.enabled,
-            "trigger": schedule.trigger.json.foundationObject, "push": schedule.push.foundationObject,
+    /// A JSONValue, so the push's numbers are answered as the client wrote them.
+    var jpushObject: [String: JSONValue] {
+        var object: [String: JSONValue] = [
+            "schedule_id": .string(id), "name": .string(schedule.name), "enabled": .bool(schedule.enabled),
+            "trigger": schedule.trigger.json, "push": schedule.push,
         ]
-        if let cid = schedule.cid { object["cid"] = cid }
+        if let cid = schedule.cid { object["cid"] = .string(cid) }
         return object
     }
 

@@ -1,32 +1,29 @@
-import RelayCore
-
 /// Writes `JSONValue`s as compact JSON with keys sorted by their UTF-8 bytes, so the same
 /// value always gives the same bytes (payload sizes are stable, tests can compare bytes).
 ///
 /// Non-ASCII text is written as raw UTF-8, not `\u` escapes: APNs counts bytes, and a CJK
-/// character costs 3 bytes raw but 6 escaped.
-struct CanonicalJSON {
-    private(set) var bytes: [UInt8] = []
+/// character costs 3 bytes raw but 6 escaped. Numbers are written as the client wrote them.
+public struct CanonicalJSON {
+    public private(set) var bytes: [UInt8] = []
 
-    static func bytes(_ value: JSONValue) -> [UInt8] {
+    public init() {}
+
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
         var writer = CanonicalJSON()
         writer.write(value)
         return writer.bytes
     }
 
     /// Keys in the order every object is written in.
-    static func sorted<S: Sequence<String>>(_ keys: S) -> [String] {
+    public static func sorted<S: Sequence<String>>(_ keys: S) -> [String] {
         keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    mutating func write(_ value: JSONValue) {
+    public mutating func write(_ value: JSONValue) {
         switch value {
         case .null: append("null")
         case .bool(let flag): append(flag ? "true" : "false")
-        case .int(let number): append(String(number))
-        // JSON text never parses to NaN or infinity, and Swift's shortest round-trip form
-        // ("0.5", "1e-07", "1e+16") is valid JSON.
-        case .double(let number): append(number.description)
+        case .number(let number): append(number.text)
         case .string(let text): writeString(text)
         case .array(let items):
             bytes.append(UInt8(ascii: "["))
@@ -47,12 +44,12 @@ struct CanonicalJSON {
     }
 
     /// Writes `"key":`.
-    mutating func writeKey(_ key: String) {
+    public mutating func writeKey(_ key: String) {
         writeString(key)
         bytes.append(UInt8(ascii: ":"))
     }
 
-    mutating func writeString(_ text: String) {
+    public mutating func writeString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -74,7 +71,14 @@ struct CanonicalJSON {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    mutating func append(_ raw: String) {
+    public mutating func append(_ raw: String) {
         bytes.append(contentsOf: raw.utf8)
+    }
+}
+
+extension JSONValue {
+    /// The value as canonical JSON text, for storing and answering.
+    public var jsonText: String {
+        String(decoding: CanonicalJSON.bytes(self), as: UTF8.self)
     }
 }
