@@ -1,5 +1,5 @@
 # PushRelay: `make run` starts the relay, `make test` runs every test, `make bench` measures,
-# `make reliability` runs the fault suite at full size.
+# `make reliability` runs the fault suite at full size, `make fuzz` the parsers' property tests at length.
 # Each installs the Debian packages it needs when missing.
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -11,7 +11,7 @@ SWIFT ?= swift
 PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata \
 	nghttp2-client nghttp2-server wrk python3 python3-pip chromium pgbouncer
 
-.PHONY: all deps jpush-sdk schemathesis build release run test reliability bench bench-apns bench-devices bench-fanout clean
+.PHONY: all deps jpush-sdk schemathesis build release run test reliability fuzz bench bench-apns bench-devices bench-fanout clean
 
 all: build
 
@@ -47,14 +47,28 @@ test: deps jpush-sdk schemathesis
 # The fault suite (FaultTests), the lane and multi-node tests at the issue's sizes — SIGKILLs, a PostgreSQL outage, a
 # misbehaving APNs, two nodes, a full or read-only disk — then its table (scenario, pushes
 # sent, delivered, duplicates, duplicates sharing a collapse id, lost, time). `make test` runs the same suite at reduced size.
+# The parsers' fuzz suites run here too, at RELIABILITY_FUZZ_ITERATIONS inputs.
 RELIABILITY_RESULTS := .build/reliability/results.jsonl
 reliability: deps
 	$(SWIFT) build --build-tests
 	@mkdir -p $(dir $(RELIABILITY_RESULTS)) && rm -f $(RELIABILITY_RESULTS)
 	@# The table is printed even when a scenario failed; the exit status is the suite's.
 	status=0; PUSHRELAY_RELIABILITY_FULL=1 PUSHRELAY_PIPELINE_FULL=1 PUSHRELAY_RELIABILITY_RESULTS=$(CURDIR)/$(RELIABILITY_RESULTS) \
-	  scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel --filter 'FaultTests|ReliabilityTests|MultiNodeTests|IdleConnectionTests|HostileClientTests' || status=$$?; \
+	  PUSHRELAY_FUZZ_ITERATIONS=$(RELIABILITY_FUZZ_ITERATIONS) PUSHRELAY_FUZZ_SEED=$(FUZZ_SEED) \
+	  scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel --filter 'FaultTests|ReliabilityTests|MultiNodeTests|IdleConnectionTests|HostileClientTests|$(FUZZ_SUITES)' || status=$$?; \
 	  scripts/reliability-table.py $(RELIABILITY_RESULTS) && exit $$status
+
+# The seeded property tests ("fuzz" suites) of the JSON body parser and the request-target
+# parser at length: FUZZ_ITERATIONS inputs from a new FUZZ_SEED each run (a failure names the
+# input to replay with PUSHRELAY_FUZZ_INPUT). `make test` runs them at their small default size.
+FUZZ_SUITES := JSONParserFuzzTests|RequestTargetFuzzTests
+FUZZ_ITERATIONS ?= 300000
+RELIABILITY_FUZZ_ITERATIONS ?= 30000
+FUZZ_SEED ?= $(shell date +%s)
+fuzz: deps
+	$(SWIFT) build --build-tests
+	PUSHRELAY_FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) PUSHRELAY_FUZZ_SEED=$(FUZZ_SEED) \
+	  $(SWIFT) test --skip-build --no-parallel --filter '$(FUZZ_SUITES)'
 
 # Throughput benchmarks; each writes its figures, beside a reference, to docs/benchmarks.md.
 bench: bench-apns bench-devices bench-fanout

@@ -9,37 +9,32 @@ public struct RequestTarget: Sendable, Equatable {
 
     /// Parses an origin-form target (`/a/b?x=1`) or an absolute-form one (`http://host/a/b?x=1`).
     ///
+    /// Splits on the bytes `#`, `?`, `&` and `=`, never on Characters: a combining mark after
+    /// `?` must not hide the query. One pass over the bytes, whatever they are.
+    ///
     /// - Parameters:
     ///   - uri: the target exactly as received.
     /// - Throws: `JPushError.illegalValue` for a bad percent escape or bytes that are not UTF-8.
     public init(parsing uri: String) throws(JPushError) {
-        var target = Substring(uri)
-        if let fragment = target.firstIndex(of: "#") { target = target[..<fragment] }
-        if !target.hasPrefix("/"), let scheme = target.range(of: "://") {
+        let bytes = Array(uri.utf8)
+        var target = bytes[...]
+        if let fragment = target.firstIndex(of: UInt8(ascii: "#")) { target = target[..<fragment] }
+        if target.first != UInt8(ascii: "/"), let scheme = target.firstRange(of: Array("://".utf8)) {
             // Absolute form: drop scheme and authority.
             let afterAuthority = target[scheme.upperBound...]
-            target = afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterAuthority[$0...] } ?? "/"
-            if target.hasPrefix("?") { target = "/" + target }
+            target = afterAuthority[(afterAuthority.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? afterAuthority.endIndex)...]
         }
-        let rawPath: Substring
-        let rawQuery: Substring?
-        if let mark = target.firstIndex(of: "?") {
-            rawPath = target[..<mark]
-            rawQuery = target[target.index(after: mark)...]
-        } else {
-            rawPath = target
-            rawQuery = nil
-        }
-        guard let path = Self.percentDecode(rawPath, plusIsSpace: false) else {
+        let mark = target.firstIndex(of: UInt8(ascii: "?"))
+        guard let path = Self.percentDecode(target[..<(mark ?? target.endIndex)], plusIsSpace: false) else {
             throw .illegalValue("malformed percent-encoding in request path")
         }
         self.path = path.isEmpty ? "/" : path
         self.query = [:]
-        guard let rawQuery else { return }
-        for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.percentDecode(parts[0], plusIsSpace: true),
-                  let value = Self.percentDecode(parts.count > 1 ? parts[1] : "", plusIsSpace: true) else {
+        guard let mark else { return }
+        for pair in target[(mark + 1)...].split(separator: UInt8(ascii: "&")) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            guard let name = Self.percentDecode(pair[..<equals], plusIsSpace: true),
+                  let value = Self.percentDecode(pair[equals...].dropFirst(), plusIsSpace: true) else {
                 throw .illegalValue("malformed percent-encoding in query string")
             }
             query[name] = value  // the last occurrence wins
@@ -48,10 +43,10 @@ public struct RequestTarget: Sendable, Equatable {
 
     /// Decodes `%XX` escapes (and `+` as space in queries); nil when an escape is malformed
     /// or the result is not UTF-8.
-    static func percentDecode(_ text: Substring, plusIsSpace: Bool) -> String? {
+    static func percentDecode(_ text: ArraySlice<UInt8>, plusIsSpace: Bool) -> String? {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
+        bytes.reserveCapacity(text.count)
+        var iterator = text.makeIterator()
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):

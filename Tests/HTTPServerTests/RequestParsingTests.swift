@@ -20,6 +20,13 @@ struct RequestParsingTests {
         #expect(try RequestTarget(parsing: "/q?x=a+b%26c").query["x"] == "a b&c")
     }
 
+    @Test("delimiters split on bytes: a combining mark after '?', '&' or '=' does not hide them")
+    func combiningMarksAfterDelimiters() throws {
+        let target = try RequestTarget(parsing: "/p?\u{301}x=\u{301}&\u{301}y=1")
+        #expect(target.path == "/p")
+        #expect(target.query == ["\u{301}x": "\u{301}", "\u{301}y": "1"])
+    }
+
     @Test("absolute-form targets keep only path and query")
     func absoluteForm() throws {
         let target = try RequestTarget(parsing: "http://relay.example:8080/v3/push?a=1")
