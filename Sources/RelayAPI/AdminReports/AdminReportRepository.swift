@@ -160,11 +160,16 @@ struct AdminReportRepository: Sendable {
     /// The notification's alert text, for people looking at a message: `notification.ios.alert`
     /// or `notification.alert` (a dictionary alert shows its body).
     static func alert(ofBody body: String) -> String? {
-        guard let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
-              let notification = json["notification"] as? [String: Any] else { return nil }
-        let alert = (notification["ios"] as? [String: Any])?["alert"] ?? notification["alert"]
-        if let text = alert as? String { return text }
-        if let dictionary = alert as? [String: Any] { return (dictionary["body"] ?? dictionary["title"]) as? String }
-        return nil
+        guard case .object(let json)? = try? JSONValue.parse(Array(body.utf8)),
+              case .object(let notification)? = json["notification"] else { return nil }
+        var alert = notification["alert"]
+        if case .object(let ios)? = notification["ios"], let iosAlert = ios["alert"] { alert = iosAlert }
+        switch alert {
+        case .string(let text)?: return text
+        case .object(let dictionary)?:
+            guard case .string(let text)? = dictionary["body"] ?? dictionary["title"] else { return nil }
+            return text
+        default: return nil
+        }
     }
 }
