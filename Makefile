@@ -55,7 +55,7 @@ reliability: deps
 	@# The table is printed even when a scenario failed; the exit status is the suite's.
 	status=0; PUSHRELAY_RELIABILITY_FULL=1 PUSHRELAY_PIPELINE_FULL=1 PUSHRELAY_RELIABILITY_RESULTS=$(CURDIR)/$(RELIABILITY_RESULTS) \
 	  PUSHRELAY_FUZZ_ITERATIONS=$(RELIABILITY_FUZZ_ITERATIONS) PUSHRELAY_FUZZ_SEED=$(FUZZ_SEED) \
-	  scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel --filter 'FaultTests|ReliabilityTests|MultiNodeTests|IdleConnectionTests|HostileClientTests|$(FUZZ_SUITES)' || status=$$?; \
+	  scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel --filter 'FaultTests|ReliabilityTests|MultiNodeTests|IdleConnectionTests|HostileClientTests|HostileTenantTests|$(FUZZ_SUITES)' || status=$$?; \
 	  scripts/reliability-table.py $(RELIABILITY_RESULTS) && exit $$status
 
 # The seeded property tests ("fuzz" suites) of the JSON body parser and the request-target
