@@ -61,6 +61,7 @@ import TestSupport
             #expect(tally.serverErrors == 0, "no hostile request got a 5xx: \(tally.summary)")
             #expect(tally.kinds.count == 3, "every kind of request was sent: \(tally.summary)")
             FaultReport.record("hostile tenant", sent: tokens.count, delivered: arrived.delivered, duplicates: arrived.duplicates,
+                               collapsed: arrived.collapsed,
                                elapsed: ContinuousClock.now - started, notes: notes)
         }
     }
