@@ -58,7 +58,9 @@ final class AppAuthenticator: Sendable {
         }
         let verify = verify
         let password = credentials.password
-        let rows = try await pool.preparedQuery("pushrelay_app_credentials", Self.credentialsSQL, [credentials.user])
+        // Not a named prepared statement: API nodes behind PgBouncer in transaction mode must
+        // still authenticate (PgBouncerTests); the statement is one index probe.
+        let rows = try await pool.query(Self.credentialsSQL, [credentials.user])
         guard let row = rows.first else {
             _ = await slowWork.run { verify(password, Self.unknownKeyHash) }
             throw failure
