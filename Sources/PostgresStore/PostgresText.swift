@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// PostgreSQL's text formats for the types we exchange: pure functions, tested without a server.
 enum PostgresText {
@@ -81,11 +82,20 @@ enum PostgresText {
         }
     }
 
-    /// `2026-11-30T09:10:27.123456Z`: ISO 8601, UTC, microseconds (years 1–9999).
+    /// The Unix seconds `timestamp(_:)` writes as dates: years 1 to 99999 (PostgreSQL's
+    /// timestamptz reaches 294276).
+    static let writtenSeconds = -62_135_596_800.0..<3_093_527_980_800.0
+
+    /// `2026-11-30T09:10:27.123456Z`: ISO 8601, UTC, microseconds, for years 1–99999;
+    /// `-infinity` before them (and for NaN) and `infinity` after, which PostgreSQL orders
+    /// the same way. Total: no date, however it was made, traps here or is refused by the server.
     static func timestamp(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
-        var seconds = Int64(interval.rounded(.down))
-        var micros = Int64(((interval - Double(seconds)) * 1_000_000).rounded())
+        guard interval >= writtenSeconds.lowerBound else { return "-infinity" }
+        guard interval < writtenSeconds.upperBound else { return "infinity" }
+        // Inside writtenSeconds, so the seconds convert.
+        var seconds = Int64(saturating: interval, rounding: .down)
+        var micros = Int64(saturating: (interval - Double(seconds)) * 1_000_000, rounding: .toNearestOrAwayFromZero)
         if micros >= 1_000_000 { seconds += 1; micros -= 1_000_000 }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400

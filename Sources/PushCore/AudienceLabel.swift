@@ -14,11 +14,11 @@ public enum AudienceLabel {
         guard !value.isEmpty else { throw JPushError.illegalValue("\(field) contains an empty string") }
         guard value.utf8.count <= PushLimits.labelBytes else {
             throw JPushError.illegalValue(
-                "\(field) \"\(value)\" is \(value.utf8.count) bytes; at most \(PushLimits.labelBytes) bytes of UTF-8 are allowed")
+                "\(field) \(InputEcho.quoted(value)) is \(value.utf8.count) bytes; at most \(PushLimits.labelBytes) bytes of UTF-8 are allowed")
         }
         if let bad = value.unicodeScalars.first(where: { !isAllowed($0) }) {
             throw JPushError.illegalValue(
-                "\(field) \"\(value)\" contains \"\(bad.escaped(asASCII: true))\"; allowed are letters, digits, _, CJK characters and @!#$&*+=.|￥")
+                "\(field) \(InputEcho.quoted(value)) contains \"\(bad.escaped(asASCII: true))\"; allowed are letters, digits, _, CJK characters and @!#$&*+=.|￥")
         }
     }
 

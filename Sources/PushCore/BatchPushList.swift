@@ -44,7 +44,7 @@ public enum BatchPushList {
 
     private static func outcome(cid: String, entry: JSONValue, path: String, target: Target) -> Outcome {
         do throws(JPushError) {
-            try PushRequest.checkCID(cid, field: "pushlist key \"\(cid)\"")
+            try PushRequest.checkCID(cid, field: "pushlist key \(InputEcho.quoted(cid))")
             let reader = try JSONObjectReader(entry, path: path)
             let request = try PushRequest(reader, keys: .pushlistEntry, audience: try audience(reader, target: target), cid: cid)
             var fields = reader.fields

@@ -56,7 +56,7 @@ public struct IOSNotification: Sendable, Equatable {
         if let level = try reader.optionalString("interruption-level") {
             guard let parsed = InterruptionLevel(rawValue: level) else {
                 let known = InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", ")
-                throw JPushError.illegalValue("\(reader.name("interruption-level")) must be one of \(known), got \"\(level)\"")
+                throw JPushError.illegalValue("\(reader.name("interruption-level")) must be one of \(known), got \(InputEcho.quoted(level))")
             }
             ios.interruptionLevel = parsed
         }

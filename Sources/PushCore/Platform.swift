@@ -47,7 +47,7 @@ public enum PlatformSelection: Sendable, Hashable {
     private static func platform(_ name: String, field: String) throws(JPushError) -> Platform {
         guard let platform = Platform(rawValue: name) else {
             let known = Platform.allCases.map(\.rawValue).joined(separator: ", ")
-            throw JPushError.illegalValue("\(field) \"\(name)\" is not a platform; use \"all\" or some of \(known)")
+            throw JPushError.illegalValue("\(field) \(InputEcho.quoted(name)) is not a platform; use \"all\" or some of \(known)")
         }
         return platform
     }

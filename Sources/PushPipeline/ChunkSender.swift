@@ -171,7 +171,7 @@ struct ChunkSender: Sendable {
             rounds += 1
             let overBudget = retryPacer.wait(app: chunk.appID)
             let delay = max(backoff.delay(retry: rounds, jitter: Double.random(in: 0...1)), overBudget)
-            let untilExpiry = Duration.milliseconds(Int64(max(loaded.expiresAt.timeIntervalSinceNow, 0) * 1000))
+            let untilExpiry = Duration.milliseconds(Int64(saturating: max(loaded.expiresAt.timeIntervalSinceNow, 0) * 1000))
             if overBudget > .zero || (rounds >= roundsPerLease && delay < untilExpiry) {
                 // Back at the expiration at the latest, to record the rest `expired` then.
                 try await surviving(chunk) { try await queue.release(chunk, after: min(delay, untilExpiry)) }

@@ -262,7 +262,7 @@ enum APNSSendCommand {
         let statistics = client.statistics
         print("""
             \(options.count) notifications to \(endpoint.absoluteString) in \(String(format: "%.3f", seconds)) s: \
-            \(Int(Double(options.count) / seconds)) notifications/s
+            \(Int(saturating: Double(options.count) / seconds)) notifications/s
             accepted \(tally.accepted), rejected \(tally.rejected.values.reduce(0, +)), failed \(tally.failed.values.reduce(0, +)); \
             connections \(statistics.connectionsOpened), retried \(statistics.retried), \
             most in flight \(statistics.inFlightHighWater), most streams on a connection \(statistics.streamsHighWater)

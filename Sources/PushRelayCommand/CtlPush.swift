@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// `ctl push send`: builds a JPush push from flags, sends it and follows its fan-out with a
 /// progress line until every target has an outcome.
@@ -46,7 +47,7 @@ struct CtlPush {
             return
         }
         guard let timeout = Double(arguments.value("timeout") ?? "600"), timeout > 0 else { throw CtlError.usage("--timeout is a number of seconds") }
-        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        let deadline = ContinuousClock.now + .milliseconds(Int64(saturating: timeout * 1000))
         let progress = ProgressWriter()
         let started = ContinuousClock.now
         while true {
@@ -76,7 +77,7 @@ struct CtlPush {
                 return
             }
             guard ContinuousClock.now < deadline else {
-                throw CtlError.timedOut("message \(msgID) still has \(pending) of \(target) targets pending after \(Int(timeout)) s")
+                throw CtlError.timedOut("message \(msgID) still has \(pending) of \(target) targets pending after \(Int(saturating: timeout)) s")
             }
             try await Task.sleep(for: .milliseconds(250))
         }

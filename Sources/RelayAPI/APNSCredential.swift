@@ -21,15 +21,15 @@ struct APNSCredential: Sendable, Equatable {
         let reader = try JSONObjectReader(body)
         let topic = try reader.string("topic")
         guard isBundleID(topic) else {
-            throw JPushError.illegalValue("topic must be the app's bundle id (letters, digits, '.', '-'; at most 255 characters), got \"\(topic)\"")
+            throw JPushError.illegalValue("topic must be the app's bundle id (letters, digits, '.', '-'; at most 255 characters), got \(InputEcho.quoted(topic))")
         }
         switch try reader.string("auth") {
         case "token":
             try reader.rejectUnknownKeys(allowed: ["auth", "topic", "key_id", "team_id", "private_key"])
             let keyID = try reader.string("key_id")
             let teamID = try reader.string("team_id")
-            guard isAppleIdentifier(keyID) else { throw JPushError.illegalValue("key_id must be the 10-character key id from Apple (A-Z, 0-9), got \"\(keyID)\"") }
-            guard isAppleIdentifier(teamID) else { throw JPushError.illegalValue("team_id must be the 10-character team id from Apple (A-Z, 0-9), got \"\(teamID)\"") }
+            guard isAppleIdentifier(keyID) else { throw JPushError.illegalValue("key_id must be the 10-character key id from Apple (A-Z, 0-9), got \(InputEcho.quoted(keyID))") }
+            guard isAppleIdentifier(teamID) else { throw JPushError.illegalValue("team_id must be the 10-character team id from Apple (A-Z, 0-9), got \(InputEcho.quoted(teamID))") }
             let uploaded = try reader.string("private_key")
             let pem: String
             do { pem = try APNSCredentialCheck.tokenKey(pem: uploaded) } catch {
@@ -68,7 +68,7 @@ struct APNSCredential: Sendable, Equatable {
                                   certificateSubject: info.subject,
                                   secretMaterial: try encode(["certificate": certificatePEM, "private_key": keyPEM]))
         case let other:
-            throw JPushError.illegalValue("auth must be \"token\" or \"certificate\", got \"\(other)\"")
+            throw JPushError.illegalValue("auth must be \"token\" or \"certificate\", got \(InputEcho.quoted(other))")
         }
     }
 

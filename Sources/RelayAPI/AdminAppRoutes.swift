@@ -8,7 +8,7 @@ struct AdminAppRoutes: Sendable {
     let context: RouteContext
 
     static func appNotFound(_ appKey: String) -> JPushError {
-        JPushError(status: 404, code: 1008, message: "no app with app_key \"\(appKey)\"")
+        JPushError(status: 404, code: 1008, message: "no app with app_key \(InputEcho.quoted(appKey))")
     }
 
     func register(in router: inout Router) {

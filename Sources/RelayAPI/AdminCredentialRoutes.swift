@@ -67,13 +67,13 @@ struct AdminCredentialRoutes: Sendable {
     private static func environment(_ parameters: RouteParameters) throws(JPushError) -> DeviceEnvironment {
         let name = parameters["environment"] ?? ""
         guard let environment = DeviceEnvironment(rawValue: name) else {
-            throw JPushError.notFound("no APNs environment \"\(name)\": it is sandbox or production")
+            throw JPushError.notFound("no APNs environment \(InputEcho.quoted(name)): it is sandbox or production")
         }
         return environment
     }
 
     private static func noCredential(_ appKey: String, _ environment: DeviceEnvironment? = nil) -> JPushError {
         let which = environment.map { "\($0.rawValue) " } ?? ""
-        return JPushError(status: 404, code: 1008, message: "app \"\(appKey)\" has no \(which)APNs credential (or does not exist)")
+        return JPushError(status: 404, code: 1008, message: "app \(InputEcho.quoted(appKey)) has no \(which)APNs credential (or does not exist)")
     }
 }

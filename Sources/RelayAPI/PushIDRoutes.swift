@@ -9,21 +9,16 @@ struct PushIDRoutes: Sendable {
 
     func register(in router: inout Router) {
         router.add("GET", "/v3/push/cid", context.appHandler { request, _, app in
-            let count: Int
-            if let raw = request.query["count"] {
-                guard let number = Int(raw), (1...1000).contains(number) else {
-                    throw JPushError.illegalValue("count must be a whole number from 1 to 1000, got \"\(raw)\"")
-                }
-                count = number
-            } else {
-                count = 1
-            }
-            let type = request.query["type"] ?? "push"
-            guard type == "push" || type == "schedule" else {
-                throw JPushError.illegalValue("type must be \"push\" or \"schedule\", got \"\(type)\"")
-            }
+            let query = QueryParameters(request.query)
+            let count = try query.integer("count", in: 1...1000) ?? 1
+            // Checked, not used: keys for pushes and for schedules look alike.
+            _ = try query.choice("type", IDType.self)
             let list = (0..<count).map { _ in "\(app.appKey)-\(UUID().uuidString.lowercased())" }
             return jsonResponse(200, ["cidlist": list])
         })
+    }
+
+    private enum IDType: String, CaseIterable {
+        case push, schedule
     }
 }

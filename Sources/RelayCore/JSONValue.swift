@@ -75,7 +75,7 @@ public struct JSONObjectReader: Sendable {
     /// Rejects keys outside `allowed` (code 1009), so a typo is an error, not a silent no-op.
     public func rejectUnknownKeys(allowed: Set<String>) throws(JPushError) {
         if let unknown = fields.keys.filter({ !allowed.contains($0) }).sorted().first {
-            throw JPushError(status: 400, code: 1009, message: "unknown field \"\(path)\(unknown)\"")
+            throw JPushError(status: 400, code: 1009, message: "unknown field \(InputEcho.quoted(path + unknown))")
         }
     }
 

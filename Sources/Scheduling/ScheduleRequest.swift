@@ -65,6 +65,9 @@ public struct ScheduleUpdate: Sendable, Equatable {
             guard !name.isEmpty, name.utf8.count <= ScheduleRequest.maxNameBytes else {
                 throw .invalidSchedule("name must be 1 to \(ScheduleRequest.maxNameBytes) bytes, got \(name.utf8.count)")
             }
+            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw .invalidSchedule("name must not contain control characters (U+0000 to U+001F, U+007F to U+009F)")
+            }
             self.name = name
         }
         enabled = try scheduleField { () throws(JPushError) in try body.optionalBool("enabled") }

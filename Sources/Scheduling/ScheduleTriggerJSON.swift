@@ -114,7 +114,7 @@ extension PeriodicalRule {
         let end = try dateTime(periodical, "end")
         let timeText = try scheduleField { () throws(JPushError) in try periodical.string("time") }
         guard let time = LocalTime(jpush: timeText) else {
-            throw .invalidSchedule("trigger.periodical.time must be HH:MM:SS, got \"\(timeText)\"")
+            throw .invalidSchedule("trigger.periodical.time must be HH:MM:SS, got \(InputEcho.quoted(timeText))")
         }
         // JPush's SDKs may leave frequency out; every period is what that means.
         let frequency = try scheduleField { () throws(JPushError) in try periodical.optionalInt("frequency") } ?? 1
@@ -129,7 +129,7 @@ extension PeriodicalRule {
         case "month":
             cadence = .monthly(Set(try points(periodical, unit: "month") { monthDay($0) }))
         default:
-            throw .invalidSchedule("trigger.periodical.time_unit must be day, week or month, got \"\(unit)\"")
+            throw .invalidSchedule("trigger.periodical.time_unit must be day, week or month, got \(InputEcho.quoted(unit))")
         }
         try self.init(start: start, end: end, time: time, frequency: Int(frequency), cadence: cadence)
     }
@@ -145,7 +145,7 @@ private func points<T>(_ periodical: JSONObjectReader, unit: String, _ parse: (S
     var values: [T] = []
     for (index, item) in items.enumerated() {
         guard case .string(let text) = item, let value = parse(text) else {
-            let got = if case .string(let text) = item { "\"\(text)\"" } else { item.typeName }
+            let got = if case .string(let text) = item { InputEcho.quoted(text) } else { item.typeName }
             throw .invalidSchedule("trigger.periodical.point[\(index)] must be \(expected), got \(got)")
         }
         values.append(value)
@@ -163,7 +163,7 @@ private func monthDay(_ text: String) -> Int? {
 private func dateTime(_ object: JSONObjectReader, _ key: String) throws(JPushError) -> LocalDateTime {
     let text = try scheduleField { () throws(JPushError) in try object.string(key) }
     guard let value = LocalDateTime(jpush: text) else {
-        throw .invalidSchedule("\(object.path)\(key) must be a date and time \"YYYY-MM-DD HH:MM:SS\", got \"\(text)\"")
+        throw .invalidSchedule("\(object.path)\(key) must be a date and time \"YYYY-MM-DD HH:MM:SS\", got \(InputEcho.quoted(text))")
     }
     return value
 }
@@ -173,7 +173,7 @@ private func zone(_ object: JSONObjectReader, default defaultZone: TimeZone) thr
         return defaultZone
     }
     guard let zone = TimeZone(identifier: name) else {
-        throw .invalidSchedule("\(object.path)time_zone must be an IANA time zone name such as \"Europe/Berlin\", got \"\(name)\"")
+        throw .invalidSchedule("\(object.path)time_zone must be an IANA time zone name such as \"Europe/Berlin\", got \(InputEcho.quoted(name))")
     }
     return zone
 }

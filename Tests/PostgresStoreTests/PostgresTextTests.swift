@@ -38,6 +38,21 @@ struct PostgresTextTests {
         #expect(PostgresText.timestamp(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000000Z")
     }
 
+    @Test("every date formats without trapping: outside years 1 to 99999 as -infinity or infinity")
+    func timestampOfAnyDate() {
+        let extremes: [(TimeInterval, String)] = [
+            (-9_223_372_036_854_775_808, "-infinity"), (9_223_372_036_854_775_807, "infinity"),
+            (-1e17, "-infinity"), (1e17, "infinity"), (-.infinity, "-infinity"), (.infinity, "infinity"),
+            (.nan, "-infinity"), (-62_135_596_800.5, "-infinity"), (3_093_527_980_800, "infinity"),
+        ]
+        for (seconds, text) in extremes {
+            #expect(PostgresText.timestamp(Date(timeIntervalSince1970: seconds)) == text, "\(seconds)")
+        }
+        #expect(PostgresText.timestamp(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000000Z")
+        #expect(PostgresText.timestamp(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00.000000Z")
+        #expect(PostgresText.timestamp(Date(timeIntervalSince1970: 3_093_527_980_799)) == "99999-12-31T23:59:59.000000Z")
+    }
+
     @Test("timestamptz output parses with any offset")
     func timestampParse() {
         let instant = Date(timeIntervalSince1970: 1_796_029_827)

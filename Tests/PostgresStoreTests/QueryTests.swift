@@ -65,6 +65,17 @@ struct QueryTests {
         }
     }
 
+    @Test("the server takes every date we write, however far out")
+    func extremeDatesBind() async throws {
+        let dates = [-1e300, -62_135_596_800, -1e17, 253_402_300_800, 3_093_527_980_799, 1e17, .nan].map(Date.init(timeIntervalSince1970:))
+        try await TestDatabase.withPool { pool, _ in
+            for date in dates {
+                let rows = try await pool.query("SELECT $1::timestamptz < 'infinity' AS finite", [date])
+                #expect(rows.count == 1, "\(date.timeIntervalSince1970)")
+            }
+        }
+    }
+
     @Test("timestamps decode whatever time zone the session uses")
     func datesDecodeInAnyTimeZone() async throws {
         try await TestDatabase.withPool(size: 1) { pool, _ in

@@ -56,6 +56,7 @@ import Testing
     @Test func cidKeysAreChecked() throws {
         let long = String(repeating: "k", count: 129)
         let entries = try parse("{\"pushlist\":{\"\(long)\":{\"platform\":\"ios\",\"target\":\"r\",\"notification\":{\"alert\":\"x\"}}}}")
-        #expect(entries[0].outcome == .rejected(JPushError.illegalValue("pushlist key \"\(long)\" must be 1 to 128 bytes without control characters")))
+        #expect(entries[0].outcome == .rejected(JPushError.illegalValue(
+            "pushlist key \"\(long.prefix(100))…\" (129 bytes) must be 1 to 128 bytes without control characters")))
     }
 }

@@ -107,4 +107,10 @@ import Testing
         #expect(BasicCredentials(authorization: nil) == nil)
         #expect(BasicCredentials(authorization: "Digest abc") == nil)
     }
+
+    @Test func controlCharactersInCredentialsAreRefused() {
+        for pair in ["key:secret\u{0}", "key:sec\u{0}ret", "key\u{0}:secret", "key:secret\n", "key:secret\u{7F}", "key:\u{85}secret"] {
+            #expect(BasicCredentials(authorization: "Basic " + Data(pair.utf8).base64EncodedString()) == nil, "\(pair.debugDescription)")
+        }
+    }
 }

@@ -89,7 +89,7 @@ public final class Scheduler: Sendable {
         let wait = seconds - configuration.clock().timeIntervalSince1970
         // Still due: another node's transaction holds it; look again shortly.
         guard wait > 0 else { return configuration.busyRetry }
-        return min(.milliseconds(Int64((wait * 1000).rounded(.up))), configuration.maxSleep)
+        return min(.milliseconds(Int64(saturating: wait * 1000, rounding: .up)), configuration.maxSleep)
     }
 
     /// Claims the most overdue schedule not locked by another node and handles it.

@@ -20,7 +20,7 @@ struct AdminReportRoutes: Sendable {
 
         router.add("GET", "/admin/v1/messages/{msg_id}", context.adminHandler { _, parameters in
             let raw = parameters["msg_id"] ?? ""
-            guard let id = MessageID(raw) else { throw JPushError.illegalValue("msg_id must be a positive 64-bit integer, got \"\(raw)\"") }
+            guard let id = MessageID(raw) else { throw JPushError.illegalValue("msg_id must be a positive 64-bit integer, got \(InputEcho.quoted(raw))") }
             guard let funnel = try await reports.funnel(id) else {
                 throw JPushError(status: 404, code: 1008, message: "no message with msg_id \(raw)")
             }

@@ -18,26 +18,13 @@ struct MessageListing: Sendable, Equatable {
 
     /// Reads `app_key`, `since`, `until`, `cursor` and `limit`; every bad value is a 400 that names it.
     init(query: [String: String]) throws(JPushError) {
-        func value(_ name: String) -> String? { query[name].flatMap { $0.isEmpty ? nil : $0 } }
-        appKey = value("app_key")
-        if let raw = value("since") {
-            guard let date = ReportTime.parse(raw) else { throw JPushError.illegalValue("since must be Unix seconds or ISO 8601, got \"\(raw)\"") }
-            since = date
-        }
-        if let raw = value("until") {
-            guard let date = ReportTime.parse(raw) else { throw JPushError.illegalValue("until must be Unix seconds or ISO 8601, got \"\(raw)\"") }
-            until = date
-        }
-        if let raw = value("cursor") {
-            guard let cursor = Int64(raw), cursor > 0 else { throw JPushError.illegalValue("cursor must be the next_cursor of a previous page, got \"\(raw)\"") }
-            before = cursor
-        }
-        if let raw = value("limit") {
-            guard let limit = Int(raw), (1...Self.maxLimit).contains(limit) else {
-                throw JPushError.illegalValue("limit must be a whole number from 1 to \(Self.maxLimit), got \"\(raw)\"")
-            }
-            self.limit = limit
-        }
+        let query = QueryParameters(query)
+        appKey = query.string("app_key")
+        since = try query.instant("since")
+        until = try query.instant("until")
+        // A cursor is the next_cursor of a previous page: a msg_id.
+        before = try query.integer("cursor", in: 1...Int64.max)
+        limit = try query.integer("limit", in: 1...Self.maxLimit) ?? Self.defaultLimit
     }
 
     /// The page's SQL: `$1` limit + 1 (to know whether there is a next page), then one

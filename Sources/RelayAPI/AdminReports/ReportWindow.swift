@@ -30,29 +30,19 @@ struct ReportWindow: Sendable, Equatable {
     ///   - now: the default `until`.
     /// - Throws: `JPushError.illegalValue` naming the bad parameter.
     init(query: [String: String], now: Date) throws(JPushError) {
-        func value(_ name: String) -> String? { query[name].flatMap { $0.isEmpty ? nil : $0 } }
-        if let raw = value("bucket") {
-            guard let bucket = Bucket(rawValue: raw) else {
-                throw JPushError.illegalValue("bucket must be minute, hour or day, got \"\(raw)\"")
-            }
-            self.bucket = bucket
-        } else {
-            bucket = .minute
-        }
-        var until = now
-        if let raw = value("until") {
-            guard let date = ReportTime.parse(raw) else { throw JPushError.illegalValue("until must be Unix seconds or ISO 8601, got \"\(raw)\"") }
-            until = date
-        }
-        var since = until.addingTimeInterval(-TimeInterval(bucket.seconds * 60))
-        if let raw = value("since") {
-            guard let date = ReportTime.parse(raw) else { throw JPushError.illegalValue("since must be Unix seconds or ISO 8601, got \"\(raw)\"") }
-            since = date
-        }
+        let query = QueryParameters(query)
+        bucket = try query.choice("bucket", Bucket.self) ?? .minute
+        let until = try query.instant("until") ?? now
+        let since = try query.instant("since") ?? until.addingTimeInterval(-TimeInterval(bucket.seconds * 60))
         let size = bucket.seconds
         // since rounds down and until up to whole buckets: a bucket is never half counted.
-        let start = Int64(since.timeIntervalSince1970.rounded(.down)).floorDivided(by: size) * size
-        let end = (Int64(until.timeIntervalSince1970.rounded(.up)) + size - 1).floorDivided(by: size) * size
+        // Both are inside ReportTime.window, so their seconds convert.
+        guard let sinceSeconds = Int64(rounding: since.timeIntervalSince1970, .down),
+              let untilSeconds = Int64(rounding: until.timeIntervalSince1970, .up) else {
+            throw JPushError.illegalValue("since and until must be \(ReportTime.windowText)")
+        }
+        let start = sinceSeconds.floorDivided(by: size) * size
+        let end = (untilSeconds + size - 1).floorDivided(by: size) * size
         guard end > start else { throw JPushError.illegalValue("since must be before until") }
         guard (end - start) / size <= Self.maxBuckets else {
             throw JPushError.illegalValue("at most \(Self.maxBuckets) \(bucket.rawValue) buckets per call; ask for a coarser bucket")
@@ -63,7 +53,8 @@ struct ReportWindow: Sendable, Equatable {
 
     /// The start of every bucket in the window, in order.
     var bucketStarts: [Date] {
-        let start = Int64(since.timeIntervalSince1970), end = Int64(until.timeIntervalSince1970)
+        // Whole seconds by construction (init), and inside ReportTime.window.
+        let start = Int64(saturating: since.timeIntervalSince1970), end = Int64(saturating: until.timeIntervalSince1970)
         return stride(from: start, to: end, by: Int(bucket.seconds)).map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 }

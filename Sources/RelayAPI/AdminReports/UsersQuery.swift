@@ -47,17 +47,24 @@ struct UsersQuery: Sendable, Equatable {
         guard let rawUnit = query["time_unit"], let unit = Unit(rawValue: rawUnit.uppercased()) else {
             throw ReportFamily.invalid("time_unit must be HOUR, DAY or MONTH")
         }
-        guard let rawDuration = query["duration"], let duration = Int(rawDuration), (1...unit.maxDuration).contains(duration) else {
+        let query = QueryParameters(query)
+        guard let duration = try query.integer("duration", in: 1...unit.maxDuration) else {
             throw ReportFamily.invalid("duration must be a whole number from 1 to \(unit.maxDuration) for time_unit \(unit.rawValue)")
         }
         let formatter = Self.formatter(unit)
-        guard let rawStart = query["start"], let start = formatter.date(from: rawStart), formatter.string(from: start) == rawStart else {
+        guard let rawStart = query.string("start"), let start = formatter.date(from: rawStart), formatter.string(from: start) == rawStart else {
             throw ReportFamily.invalid("start must be written \(unit.format.uppercased()) for time_unit \(unit.rawValue)")
+        }
+        let boundaries = (0...duration).compactMap { Self.calendar.date(byAdding: unit.component, value: $0, to: start) }
+        // Every bucket inside the window: PostgreSQL refuses the years before 1 (22008).
+        guard boundaries.count == duration + 1, let end = boundaries.last,
+              ReportTime.window.contains(start), end <= ReportTime.window.upperBound else {
+            throw ReportFamily.invalid("start and its \(duration) \(unit.rawValue.lowercased())s must lie \(ReportTime.windowText)")
         }
         self.unit = unit
         self.startText = rawStart
         self.duration = duration
-        boundaries = (0...duration).map { Self.calendar.date(byAdding: unit.component, value: $0, to: start)! }
+        self.boundaries = boundaries
     }
 
     /// Each bucket's `time`, as JPush writes it.

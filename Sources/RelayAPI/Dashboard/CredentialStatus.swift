@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// What the dashboard says about an app's APNs credential: fine, worth a warning (no
 /// credential, a certificate expiring within 30 days) or broken (APNs refused it, or the
@@ -21,7 +22,7 @@ struct CredentialStatus: Sendable, Equatable {
         guard let auth else { return CredentialStatus(level: .warning, text: "no APNs credential") }
         if let brokenReason { return CredentialStatus(level: .bad, text: "refused by APNs (\(brokenReason)): deliveries paused") }
         guard auth == "certificate", let expiry = certificateExpiresAt else { return CredentialStatus(level: .ok, text: "token key") }
-        let days = Int((expiry.timeIntervalSince(now) / 86400).rounded(.down))
+        let days = Int(saturating: expiry.timeIntervalSince(now) / 86400, rounding: .down)
         if expiry <= now { return CredentialStatus(level: .bad, text: "certificate expired \(ReportTime.format(expiry).prefix(10))") }
         if days < warningDays {
             return CredentialStatus(level: .warning, text: "certificate expires in \(days) day\(days == 1 ? "" : "s") (\(ReportTime.format(expiry).prefix(10)))")

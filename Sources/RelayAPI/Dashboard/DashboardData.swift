@@ -90,7 +90,7 @@ struct DashboardData: Sendable {
 
     /// Outcomes other than sent, by reason, over the last 24 hours.
     func failuresLastDay(appKey: String?, now: Date) async throws -> [String: Int] {
-        let window = try ReportWindow(query: ["bucket": "hour", "since": String(Int(now.timeIntervalSince1970) - 86400)], now: now)
+        let window = try ReportWindow(query: ["bucket": "hour", "since": ReportTime.format(now.addingTimeInterval(-86400))], now: now)
         return try await reports.stats(window, appKey: appKey)["failed_by_reason"] as? [String: Int] ?? [:]
     }
 }

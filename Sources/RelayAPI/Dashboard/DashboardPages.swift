@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// The dashboard's pages as HTML, from data already read (pure: tested without a server).
 enum DashboardPages {
@@ -88,7 +89,7 @@ enum DashboardPages {
         body += " · state <b id=\"state\">\(HTML.escape(state))</b></p>"
         if let alert = message["alert"] as? String { body += "<p>“\(HTML.escape(alert))”</p>" }
         body += "<div class=\"bar big\"><div id=\"progress-bar\" style=\"width:\(percent(progress))%\"></div></div>"
-        body += "<p id=\"progress-text\" class=\"muted\">\(Int((progress * 100).rounded(.down)))% · \(HTML.escape(state))</p></div>"
+        body += "<p id=\"progress-text\" class=\"muted\">\(Int(saturating: progress * 100, rounding: .down))% · \(HTML.escape(state))</p></div>"
         body += "<div class=\"card\"><h2>Delivery funnel</h2><table class=\"funnel\">"
         for (step, label) in [("target", "Target"), ("sent", "Sent (accepted by APNs)"), ("failed", "Failed"),
                               ("invalidated", "Tokens invalidated"), ("expired", "Expired"), ("withdrawn", "Withdrawn"),

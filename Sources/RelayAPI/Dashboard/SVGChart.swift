@@ -1,3 +1,5 @@
+import RelayCore
+
 /// Charts drawn as inline SVG: no script, no library.
 enum SVGChart {
     struct Bar: Sendable, Equatable {
@@ -39,6 +41,6 @@ enum SVGChart {
     }
 
     private static func f(_ value: Double) -> String {
-        String(Double(Int(value * 10)) / 10)
+        String(Double(Int(saturating: value * 10)) / 10)
     }
 }

@@ -14,7 +14,7 @@ enum DeviceFamily {
     /// Unknown and other apps' registration ids get the same answer, so the answer tells
     /// nothing about another app's devices.
     static func unknownRegistrationID(_ rid: String) -> JPushError {
-        illegal("registration_id \"\(rid)\" is not a device of this app")
+        illegal("registration_id \(InputEcho.quoted(rid)) is not a device of this app")
     }
 
     /// The device family's version of any error a handler throws.

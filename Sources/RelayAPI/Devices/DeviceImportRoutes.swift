@@ -17,7 +17,7 @@ struct DeviceImportRoutes: Sendable {
         let parsers = SlowWork(width: ProcessInfo.processInfo.activeProcessorCount)
         router.add("POST", "/v3/devices/import", context.deviceHandler { request, _, app in
             guard let format = DeviceImportFormat(contentType: request.headers["content-type"]) else {
-                throw DeviceFamily.illegal("Content-Type must be application/x-ndjson (one POST /v3/devices body per line) or text/csv (\(DeviceImportFormat.csvHeader)), got \"\(request.headers["content-type"] ?? "")\"")
+                throw DeviceFamily.illegal("Content-Type must be application/x-ndjson (one POST /v3/devices body per line) or text/csv (\(DeviceImportFormat.csvHeader)), got \(InputEcho.quoted(request.headers["content-type"] ?? ""))")
             }
             guard !request.body.isEmpty else { throw DeviceFamily.illegal("the import body is empty") }
             let importer = DeviceImporter(appID: app.id, format: format, partitions: partitions)

@@ -1,3 +1,5 @@
+import RelayCore
+
 /// Tags and aliases as JPush allows them: at most 40 bytes of UTF-8 made of letters, digits,
 /// `_`, CJK ideographs and `@!#$&*+=.|￥`.
 enum DeviceLabel {
@@ -10,10 +12,10 @@ enum DeviceLabel {
     static func validate(_ value: String, kind: String) throws(DeviceFieldError) {
         guard !value.isEmpty else { throw DeviceFieldError("\(kind) must not be empty") }
         guard value.utf8.count <= maxBytes else {
-            throw DeviceFieldError("\(kind) \"\(value)\" is \(value.utf8.count) bytes; at most \(maxBytes) bytes of UTF-8 are allowed")
+            throw DeviceFieldError("\(kind) \(InputEcho.quoted(value)) is \(value.utf8.count) bytes; at most \(maxBytes) bytes of UTF-8 are allowed")
         }
         for scalar in value.unicodeScalars where !isAllowed(scalar) {
-            throw DeviceFieldError("\(kind) \"\(value)\" contains \"\(scalar.escaped(asASCII: true))\"; allowed are letters, digits, _, CJK characters and @!#$&*+=.|￥")
+            throw DeviceFieldError("\(kind) \(InputEcho.quoted(value)) contains \"\(scalar.escaped(asASCII: true))\"; allowed are letters, digits, _, CJK characters and @!#$&*+=.|￥")
         }
     }
 

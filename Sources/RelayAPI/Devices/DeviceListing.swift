@@ -27,29 +27,14 @@ struct DeviceListing: Sendable, Equatable {
 
     /// Reads the query string; every bad value is a 400 that names it.
     init(query: [String: String]) throws(JPushError) {
-        func nonEmpty(_ name: String) -> String? { query[name].flatMap { $0.isEmpty ? nil : $0 } }
-        alias = nonEmpty("alias")
-        tag = nonEmpty("tag")
-        if let raw = nonEmpty("environment") {
-            guard let environment = DeviceEnvironment(rawValue: raw) else {
-                throw JPushError.illegalValue("environment must be sandbox or production, got \"\(raw)\"")
-            }
-            self.environment = environment
-        }
-        if let raw = nonEmpty("active") {
-            guard raw == "true" || raw == "false" else { throw JPushError.illegalValue("active must be true or false, got \"\(raw)\"") }
-            active = raw == "true"
-        }
-        if let raw = nonEmpty("after") {
-            guard let cursor = Int64(raw), cursor >= 0 else { throw JPushError.illegalValue("after must be the next_cursor of a previous page, got \"\(raw)\"") }
-            after = cursor
-        }
-        if let raw = nonEmpty("limit") {
-            guard let limit = Int(raw), (1...Self.maxLimit).contains(limit) else {
-                throw JPushError.illegalValue("limit must be a whole number from 1 to \(Self.maxLimit), got \"\(raw)\"")
-            }
-            self.limit = limit
-        }
+        let query = QueryParameters(query)
+        alias = query.string("alias")
+        tag = query.string("tag")
+        environment = try query.choice("environment", DeviceEnvironment.self)
+        active = try query.bool("active")
+        // A cursor is the next_cursor of a previous page: a device id.
+        after = try query.integer("after", in: 0...Int64.max) ?? 0
+        limit = try query.integer("limit", in: 1...Self.maxLimit) ?? Self.defaultLimit
     }
 
     /// The page's SQL and parameters: `$1` app, `$2` cursor, `$3` limit + 1 (to know whether

@@ -1,3 +1,5 @@
+import RelayCore
+
 /// The `platform` query parameter of the tag and alias calls: JPush platforms separated by
 /// commas. This relay only has iOS devices, so the question is whether iOS is included.
 enum DevicePlatform {
@@ -9,7 +11,7 @@ enum DevicePlatform {
         guard let platform, !platform.isEmpty else { return true }
         let names = platform.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if let unknown = names.first(where: { !known.contains($0) }) {
-            throw DeviceFieldError("platform must be a comma-separated list of android, ios, quickapp, hmos; got \"\(unknown)\"")
+            throw DeviceFieldError("platform must be a comma-separated list of android, ios, quickapp, hmos; got \(InputEcho.quoted(unknown))")
         }
         return names.contains("ios")
     }

@@ -7,7 +7,7 @@ enum DeviceEnvironment: String, Sendable, CaseIterable {
 
     init(parsing raw: String) throws(DeviceFieldError) {
         guard let value = DeviceEnvironment(rawValue: raw) else {
-            throw DeviceFieldError("environment must be \"sandbox\" or \"production\", got \"\(raw)\"")
+            throw DeviceFieldError("environment must be \"sandbox\" or \"production\", got \(InputEcho.quoted(raw))")
         }
         self = value
     }
@@ -42,7 +42,7 @@ struct DeviceRegistration: Sendable, Equatable {
     init(_ body: JSONObjectReader) throws {
         try body.rejectUnknownKeys(allowed: Self.fields)
         let platform = try body.string("platform")
-        guard platform == "ios" else { throw DeviceFieldError("platform must be \"ios\" (this relay delivers through APNs), got \"\(platform)\"") }
+        guard platform == "ios" else { throw DeviceFieldError("platform must be \"ios\" (this relay delivers through APNs), got \(InputEcho.quoted(platform))") }
         token = try DeviceToken(parsing: try body.string("token"))
         environment = try DeviceEnvironment(parsing: try body.string("environment"))
         alias = try body.optionalString("alias")

@@ -209,7 +209,7 @@ struct DeviceRepository: Sendable {
                     LIMIT 1
                     """, [appID, Self.idArray(add.map(\.id)), DeviceRegistration.maxTagsPerDevice])
                 if let row = full.first {
-                    throw DeviceFieldError("registration_id \"\(try row.string("rid"))\" already has \(DeviceRegistration.maxTagsPerDevice) tags")
+                    throw DeviceFieldError("registration_id \(InputEcho.quoted(try row.string("rid"))) already has \(DeviceRegistration.maxTagsPerDevice) tags")
                 }
             }
         }

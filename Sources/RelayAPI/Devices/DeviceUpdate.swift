@@ -33,14 +33,14 @@ struct DeviceUpdate: Sendable, Equatable {
         case .string("")?:
             tags = .clear
         case .string(let other)?:
-            throw DeviceFieldError("tags must be \"\" (clear every tag) or {\"add\":[…],\"remove\":[…]}, got \"\(other)\"")
+            throw DeviceFieldError("tags must be \"\" (clear every tag) or {\"add\":[…],\"remove\":[…]}, got \(InputEcho.quoted(other))")
         case .object?:
             let change = try JSONObjectReader(body.fields["tags"]!, path: "tags.")
             try change.rejectUnknownKeys(allowed: ["add", "remove"])
             let add = try DeviceRegistration.tagList(change.fields["add"], field: "tags.add", limit: Self.maxTagsPerChange) ?? []
             let remove = try DeviceRegistration.tagList(change.fields["remove"], field: "tags.remove", limit: Self.maxTagsPerChange) ?? []
             if let both = add.first(where: Set(remove).contains) {
-                throw DeviceFieldError("tag \"\(both)\" is both added and removed")
+                throw DeviceFieldError("tag \(InputEcho.quoted(both)) is both added and removed")
             }
             tags = .change(add: add, remove: remove)
         case let other?:
@@ -57,7 +57,7 @@ struct DeviceUpdate: Sendable, Equatable {
     static func validateMobile(_ mobile: String) throws(DeviceFieldError) {
         let digits = mobile.hasPrefix("+") ? mobile.dropFirst() : Substring(mobile)
         guard !digits.isEmpty, digits.count <= 20, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            throw DeviceFieldError("mobile must be a phone number (digits, optionally a leading +, at most 20), got \"\(mobile)\"")
+            throw DeviceFieldError("mobile must be a phone number (digits, optionally a leading +, at most 20), got \(InputEcho.quoted(mobile))")
         }
     }
 }

@@ -24,7 +24,7 @@ struct RegistrationIDChange: Sendable, Equatable {
         add = try Self.list(lists.fields["add"], field: "registration_ids.add")
         remove = try Self.list(lists.fields["remove"], field: "registration_ids.remove")
         if let both = add.first(where: Set(remove).contains) {
-            throw DeviceFieldError("registration_id \"\(both)\" is both added and removed")
+            throw DeviceFieldError("registration_id \(InputEcho.quoted(both)) is both added and removed")
         }
     }
 

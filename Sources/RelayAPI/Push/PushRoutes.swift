@@ -29,7 +29,7 @@ struct PushRoutes: Sendable {
         router.add("DELETE", "/v3/push/{msg_id}", context.appHandler { _, parameters, app in
             let raw = parameters["msg_id"] ?? ""
             guard let msgID = MessageID(raw) else {
-                throw JPushError.illegalValue("msg_id must be a positive 64-bit integer, got \"\(raw.prefix(32))\"")
+                throw JPushError.illegalValue("msg_id must be a positive 64-bit integer, got \(InputEcho.quoted(raw))")
             }
             switch try await messages.withdraw(appID: app.id, msgID: msgID) {
             case .withdrawn:

@@ -24,7 +24,7 @@ enum MessageIDList {
         var seen: Set<MessageID> = []
         for text in items {
             guard let id = MessageID(text) else {
-                throw ReportFamily.invalid("\(name): \"\(text.prefix(64))\" is not a \(item) (a positive 64-bit integer)")
+                throw ReportFamily.invalid("\(name): \(InputEcho.quoted(text)) is not a \(item) (a positive 64-bit integer)")
             }
             if seen.insert(id).inserted { ids.append(id) }
         }

@@ -35,7 +35,7 @@ struct StatusRequest: Sendable, Equatable {
         registrationIDs = ids
         // Outcomes are kept per message, not per day, so the date only has to be well formed.
         if let date = try body.optionalString("date"), !Self.isDate(date) {
-            throw ReportFamily.invalid("date must be a day as yyyy-mm-dd, got \"\(date.prefix(32))\"")
+            throw ReportFamily.invalid("date must be a day as yyyy-mm-dd, got \(InputEcho.quoted(date))")
         }
     }
 

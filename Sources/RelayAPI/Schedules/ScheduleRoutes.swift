@@ -27,7 +27,7 @@ struct ScheduleRoutes: Sendable {
         })
 
         router.add("GET", "/v3/schedules", route { request, _, app in
-            let page = try Self.page(request.query["page"])
+            let page = try Self.page(request.query)
             let (total, list) = try await schedules.list(appID: app.id, page: page)
             return jsonResponse(200, .object([
                 "total_count": .int(Int64(total)), "total_pages": .int(Int64((total + ScheduleRepository.pageSize - 1) / ScheduleRepository.pageSize)),
@@ -65,8 +65,9 @@ struct ScheduleRoutes: Sendable {
         })
     }
 
-    /// A schedule route: 8101 for bad credentials, and JPush's schedule code 8200 (not 1000)
-    /// for an internal error; a lost database stays 503 (1030).
+    /// A schedule route: 8101 for bad credentials, 8100 for input the store refused, and
+    /// JPush's schedule code 8200 (not 1000) for an internal error; a lost database stays
+    /// 503 (1030).
     private func route(_ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse)
         -> Router.Handler {
         let logger = context.logger
@@ -77,8 +78,11 @@ struct ScheduleRoutes: Sendable {
                 throw error
             } catch {
                 let mapped = jpushError(for: error, logger: logger.with(["request_id": request.requestID]))
-                guard mapped.code == JPushError.internalError().code else { throw mapped }
-                throw JPushError(status: 500, code: 8200, message: mapped.message)
+                switch mapped.status {
+                case 400: throw JPushError.invalidSchedule(mapped.message)  // input the store refused (NUL)
+                case 500: throw JPushError(status: 500, code: 8200, message: mapped.message)
+                default: throw mapped
+                }
             }
         }
     }
@@ -102,13 +106,13 @@ struct ScheduleRoutes: Sendable {
         }
     }
 
-    /// `?page=n`, 1 when absent.
-    static func page(_ raw: String?) throws(JPushError) -> Int {
-        guard let raw else { return 1 }
-        guard let page = Int(raw), page >= 1, page <= 1_000_000 else {
-            throw .invalidSchedule("page must be a whole number from 1, got \"\(raw.prefix(32))\"")
+    /// `?page=n`, 1 when absent; a bad page is a schedule error (8100).
+    static func page(_ query: [String: String]) throws(JPushError) -> Int {
+        do {
+            return try QueryParameters(query).integer("page", in: 1...1_000_000) ?? 1
+        } catch {
+            throw .invalidSchedule(error.message)
         }
-        return page
     }
 
     /// The `{id}` path segment: a schedule_id is a UUID; anything else names no schedule.
@@ -119,6 +123,6 @@ struct ScheduleRoutes: Sendable {
     }
 
     static func notFound(_ id: String) -> JPushError {
-        JPushError(status: 404, code: 8104, message: "no schedule \"\(id.prefix(64))\" in this app")
+        JPushError(status: 404, code: 8104, message: "no schedule \(InputEcho.quoted(id)) in this app")
     }
 }
