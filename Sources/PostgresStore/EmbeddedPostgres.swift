@@ -1,18 +1,21 @@
 import Foundation
 import RelayCore
+import Synchronization
 
 /// A private PostgreSQL cluster kept under a directory of ours, for a first run and for tests.
 ///
 /// `initdb` runs on first use and the cluster is reused afterwards. The server listens on a
 /// unix socket inside its 0700 data directory only (`listen_addresses = ''`), so trust
 /// authentication admits nobody but us. As root, the cluster runs as the `postgres` user,
-/// since PostgreSQL refuses to run as root.
+/// since PostgreSQL refuses to run as root. While this process lives, a watchdog waits to
+/// stop the server should it die without calling `stop()` (`PostmasterWatchdog`).
 ///
 /// Every method blocks while the programs run: call them from a thread of your own.
 public final class EmbeddedPostgres: Sendable {
     /// The directory holding the cluster (`data/`) and its log (`postgres.log`).
     public let directory: String
     private let logger: Logger
+    private let watchdog = Mutex<PostmasterWatchdog?>(nil)
 
     static let databaseName = "pushrelay"
     static let superuser = "postgres"
@@ -33,7 +36,7 @@ public final class EmbeddedPostgres: Sendable {
     /// for its `pushrelay` database (created when missing).
     ///
     /// A cluster already running from this directory is reused; a `postmaster.pid` left by a
-    /// crash is removed.
+    /// crash is removed. Either way, the server stops when this process dies.
     ///
     /// - Throws: `PostgresError.unavailable` with the programs' output when anything fails.
     public func start() throws -> String {
@@ -59,12 +62,17 @@ public final class EmbeddedPostgres: Sendable {
             }
             logger.info("embedded postgres started")
         }
+        try watch()
         try createDatabase()
         return connectionString(database: Self.databaseName)
     }
 
     /// Stops the cluster (`pg_ctl -m fast stop`); nothing to do when it is not running.
     public func stop() throws {
+        watchdog.withLock { current in
+            current?.standDown()
+            current = nil
+        }
         guard try isRunning() else { return }
         let runner = ProgramRunner(user: serverUser(), workingDirectory: directory)
         let outcome = try runner.run(try PostgresInstallation.binDirectory() + "/pg_ctl", [
@@ -94,6 +102,19 @@ public final class EmbeddedPostgres: Sendable {
             try? FileManager.default.removeItem(atPath: dataDirectory + "/" + stale)
         }
         return false
+    }
+
+    /// Puts a watchdog on the running postmaster, unless one watches it already.
+    private func watch() throws {
+        guard let contents = try? String(contentsOfFile: pidFile, encoding: .utf8),
+              let pid = PostmasterPID.pid(fromPidFile: contents) else {
+            throw PostgresError.unavailable("the embedded PostgreSQL started but \(pidFile) names no process")
+        }
+        try watchdog.withLock { current in
+            if current?.postmaster == pid { return }
+            current?.standDown()
+            current = try PostmasterWatchdog(postmaster: pid)
+        }
     }
 
     /// True when `pid` is a live postgres process started on our data directory.

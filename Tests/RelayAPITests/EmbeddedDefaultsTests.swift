@@ -42,9 +42,8 @@ import TestSupport
         #expect(unknown.status == 2)
     }
 
-    @Test func serveWithNoConfigurationRunsAndStopsItsOwnCluster() async throws {
-        let data = try temporaryDirectory()
-        let port = try TestProcess.freePort()
+    /// `pushrelay serve` with nothing configured but a data directory and an address, once it is ready.
+    static func serveEmbedded(data: URL, port: Int) async throws -> (process: Process, output: Pipe) {
         let process = Process()
         process.executableURL = try TestProcess.binary()
         process.arguments = ["serve"]
@@ -68,7 +67,16 @@ import TestSupport
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
+        if !ready { process.terminate() }
         try #require(ready)
+        return (process, output)
+    }
+
+    @Test func serveWithNoConfigurationRunsAndStopsItsOwnCluster() async throws {
+        let data = try temporaryDirectory()
+        let port = try TestProcess.freePort()
+        let (process, output) = try await Self.serveEmbedded(data: data, port: port)
+        let session = URLSession(configuration: .ephemeral)
 
         // The generated admin token: in a 0600 file, and it opens the admin API.
         let tokenFile = data.appendingPathComponent("admin-token")
@@ -92,5 +100,31 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: pidFile))
         #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("postgres/data/PG_VERSION").path))
         try? FileManager.default.removeItem(at: data)
+    }
+
+    @Test func aKilledRelayLeavesNoPostgreSQLRunning() async throws {
+        let data = try temporaryDirectory()
+        let (process, _) = try await Self.serveEmbedded(data: data, port: try TestProcess.freePort())
+        let pidFile = data.appendingPathComponent("postgres/data/postmaster.pid").path
+        let contents = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let postmaster = try #require(contents.split(separator: "\n").first.flatMap { Int32($0) })
+        #expect(Self.isRunning(postmaster))
+
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Self.isRunning(postmaster) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!Self.isRunning(postmaster), "the postmaster outlived the relay by 30 s")
+        #expect(!FileManager.default.fileExists(atPath: pidFile), "a fast shutdown removes postmaster.pid")
+        try? FileManager.default.removeItem(at: data)
+    }
+
+    /// Whether `pid` is a process that has not exited (a zombie has).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].hasPrefix(") Z")
     }
 }

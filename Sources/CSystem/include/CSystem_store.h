@@ -14,6 +14,13 @@ static const int CSystem_PG_DIAG_MESSAGE_PRIMARY = PG_DIAG_MESSAGE_PRIMARY;
  * not be started. */
 int CSystem_store_run(const char *path, char *const argv[], const char *directory, int output_fd);
 
+/* Starts the program at `path` with `argv` in a session of its own (terminal signals do not
+ * reach it), default signal handling, stdin the read end of a fresh pipe, stdout and stderr /dev/null, and no other
+ * inherited descriptor; does not wait. The pipe's write end, close-on-exec, is stored in
+ * `*write_fd`: the child sees end of file when the caller closes it or dies, however it dies.
+ * Returns the child's pid, or -errno when it could not be started. */
+int CSystem_store_spawn_watcher(const char *path, char *const argv[], int *write_fd);
+
 /* Names the calling thread for ps/top/debuggers (the kernel keeps 15 characters). */
 void CSystem_store_set_thread_name(const char *name);
 
