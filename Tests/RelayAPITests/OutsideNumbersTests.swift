@@ -38,6 +38,8 @@ import Testing
         let integers: [(path: String, range: ClosedRange<Int64>, app: Bool, code: Int)] = [
             ("/admin/v1/messages?cursor=", 1...Int64.max, false, 1003),
             ("/admin/v1/messages?limit=", 1...500, false, 1003),
+            ("/admin/v1/groups/000000000000000000000000/messages?cursor=", 1...Int64.max, false, 1003),
+            ("/admin/v1/groups/000000000000000000000000/messages?limit=", 1...100, false, 1003),
             ("/admin/v1/apps/\(appKey)/devices?limit=", 1...1000, false, 1003),
             ("/admin/v1/apps/\(appKey)/devices?after=", 0...Int64.max, false, 1003),
             ("/v3/push/cid?count=", 1...1000, true, 1003),

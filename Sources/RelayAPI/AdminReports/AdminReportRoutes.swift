@@ -29,7 +29,7 @@ struct AdminReportRoutes: Sendable {
 
         router.add("GET", "/admin/v1/stats", context.adminHandler { request, _ in
             let window = try ReportWindow(query: request.query, now: Date())
-            let appKey = request.query["app_key"].flatMap { $0.isEmpty ? nil : $0 }
+            let appKey = QueryParameters(request.query).string("app_key")
             return jsonResponse(200, try await reports.stats(window, appKey: appKey))
         })
 

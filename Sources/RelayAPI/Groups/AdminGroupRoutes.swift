@@ -73,21 +73,7 @@ struct AdminGroupRoutes: Sendable {
 
     /// `cursor` (the `next_cursor` of the previous page) and `limit` (1 to 100, 20 if absent).
     static func page(_ query: [String: String]) throws(JPushError) -> (before: Int64?, limit: Int) {
-        func value(_ name: String) -> String? { query[name].flatMap { $0.isEmpty ? nil : $0 } }
-        var before: Int64?
-        if let raw = value("cursor") {
-            guard let cursor = Int64(raw), cursor > 0 else {
-                throw JPushError.illegalValue("cursor must be the next_cursor of a previous page, got \"\(raw.prefix(64))\"")
-            }
-            before = cursor
-        }
-        var limit = defaultPageSize
-        if let raw = value("limit") {
-            guard let number = Int(raw), (1...maxPageSize).contains(number) else {
-                throw JPushError.illegalValue("limit must be a whole number from 1 to \(maxPageSize), got \"\(raw.prefix(64))\"")
-            }
-            limit = number
-        }
-        return (before, limit)
+        let query = QueryParameters(query)
+        return (try query.integer("cursor", in: 1...Int64.max), try query.integer("limit", in: 1...maxPageSize) ?? defaultPageSize)
     }
 }

@@ -65,7 +65,7 @@ struct GroupRepository: Sendable {
                                                 ["{" + appKeys.joined(separator: ",") + "}"])
                 let found = Set(try apps.map { try $0.string("app_key") })
                 if let missing = appKeys.first(where: { !found.contains($0) }) {
-                    throw JPushError(status: 400, code: 1008, message: "no app with app_key \"\(missing)\"")
+                    throw JPushError(status: 400, code: 1008, message: "no app with app_key \(InputEcho.quoted(missing))")
                 }
                 let group = try connection.query("""
                     INSERT INTO app_groups (group_key, name, secret_hash) VALUES ($1, $2, $3) RETURNING id
