@@ -60,6 +60,7 @@ import TestSupport
                 if error.reason == .tooDeep {
                     #expect(error.offset == JSONFuzzing.firstBracketTooDeep(bytes), "\(label)")
                 } else if JSONFuzzing.firstBracketTooDeep(bytes) == nil, !JSONFuzzing.hasLongNumber(bytes), !JSONFuzzing.hasTrailingComma(bytes),
+                          !JSONFuzzing.looksLikeAnotherEncoding(bytes),
                           (try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)) != nil {
                     Issue.record("Foundation accepts what the parser refused (\(error)):  \(label)")
                 }
@@ -175,6 +176,14 @@ enum JSONFuzzing {
     static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
         let tokens = outsideStrings(bytes).map(\.byte).filter { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         return zip(tokens, tokens.dropFirst()).contains { $0 == UInt8(ascii: ",") && ($1 == UInt8(ascii: "]") || $1 == UInt8(ascii: "}")) }
+    }
+
+    /// Whether Foundation would read these bytes as other than plain UTF-8: a byte order
+    /// mark, or a NUL among the first four bytes (its UTF-16/32 detection). Request bodies
+    /// are UTF-8 without a BOM (RFC 8259 §8.1), so the parser refuses both.
+    static func looksLikeAnotherEncoding(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
+            || bytes.prefix(4).contains(0)
     }
 
     /// Whether a run of number characters is longer than the parser takes.
