@@ -70,11 +70,6 @@ struct AdminReportRepository: Sendable {
         return json
     }
 
-    /// `stats(_:appKey:)` as the objects `jsonResponse(_:_:)` and the dashboard read.
-    func stats(_ window: ReportWindow, appKey: String?) async throws -> [String: Any] {
-        try jsonObject(encoding: try await deliveryStats(window, appKey: appKey)) as? [String: Any] ?? [:]
-    }
-
     /// Outcomes per bucket and app in the window (sparse: empty buckets are left out), each
     /// app's totals and failures by reason, and the same over every app.
     func deliveryStats(_ window: ReportWindow, appKey: String?) async throws -> DeliveryStatsReport {

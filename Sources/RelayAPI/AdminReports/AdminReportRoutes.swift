@@ -30,7 +30,7 @@ struct AdminReportRoutes: Sendable {
         router.add("GET", "/admin/v1/stats", context.adminHandler { request, _ in
             let window = try ReportWindow(query: request.query, now: Date())
             let appKey = QueryParameters(request.query).string("app_key")
-            return jsonResponse(200, try await reports.stats(window, appKey: appKey))
+            return try jsonResponse(200, encoding: try await reports.deliveryStats(window, appKey: appKey))
         })
 
         router.add("GET", "/v3/users", context.reportHandler { request, _, app in

@@ -68,29 +68,25 @@ struct DashboardData: Sendable {
         """
 
     /// Sent and not delivered per minute over the last hour (every app, or one), oldest first.
-    func lastHour(appKey: String?, now: Date) async throws -> (bars: [SVGChart.Bar], stats: [String: Any]) {
+    func lastHour(appKey: String?, now: Date) async throws -> [SVGChart.Bar] {
         let window = try ReportWindow(query: ["bucket": "minute"], now: now)
-        let stats = try await reports.stats(window, appKey: appKey)
-        var byTime: [String: (Int, Int)] = [:]
-        for app in stats["apps"] as? [[String: Any]] ?? [] {
-            for point in app["points"] as? [[String: Any]] ?? [] {
-                let time = point["time"] as? String ?? ""
-                let notDelivered = ["failed", "invalidated", "expired"].reduce(0) { $0 + (point[$1] as? Int ?? 0) }
-                let old = byTime[time] ?? (0, 0)
-                byTime[time] = (old.0 + (point["sent"] as? Int ?? 0), old.1 + notDelivered)
-            }
+        let stats = try await reports.deliveryStats(window, appKey: appKey)
+        var byTime: [String: (sent: Int, notDelivered: Int)] = [:]
+        for point in stats.apps.flatMap(\.points) {
+            let counts = point.counts
+            let old = byTime[point.time] ?? (0, 0)
+            byTime[point.time] = (old.sent + counts.sent, old.notDelivered + counts.failed + counts.invalidated + counts.expired)
         }
-        let bars = window.bucketStarts.map { start -> SVGChart.Bar in
+        return window.bucketStarts.map { start -> SVGChart.Bar in
             let key = ReportTime.format(start)
             let counts = byTime[key] ?? (0, 0)
-            return SVGChart.Bar(label: String(key.dropFirst(11).prefix(5)), sent: counts.0, failed: counts.1)
+            return SVGChart.Bar(label: String(key.dropFirst(11).prefix(5)), sent: counts.sent, failed: counts.notDelivered)
         }
-        return (bars, stats)
     }
 
     /// Outcomes other than sent, by reason, over the last 24 hours.
     func failuresLastDay(appKey: String?, now: Date) async throws -> [String: Int] {
         let window = try ReportWindow(query: ["bucket": "hour", "since": ReportTime.format(now.addingTimeInterval(-86400))], now: now)
-        return try await reports.stats(window, appKey: appKey)["failed_by_reason"] as? [String: Int] ?? [:]
+        return try await reports.deliveryStats(window, appKey: appKey).failedByReason
     }
 }

@@ -65,7 +65,7 @@ struct DashboardRoutes: Sendable {
             async let hour = data.lastHour(appKey: nil, now: now)
             async let failures = data.failuresLastDay(appKey: nil, now: now)
             async let recent = reports.messages(try MessageListing(query: ["limit": "15"]))
-            let overview = DashboardPages.Overview(apps: try await appRows, bars: try await hour.bars, failures: try await failures,
+            let overview = DashboardPages.Overview(apps: try await appRows, bars: try await hour, failures: try await failures,
                                                    messages: try await recent.messages, now: now)
             return Self.html(200, DashboardPages.overview(overview, csrf: session.csrfToken(key)))
         })
@@ -79,7 +79,7 @@ struct DashboardRoutes: Sendable {
             let hour = try await data.lastHour(appKey: appKey, now: now)
             let failures = try await data.failuresLastDay(appKey: appKey, now: now)
             let recent = try await reports.messages(try MessageListing(query: ["app_key": appKey, "limit": "25"]))
-            return Self.html(200, DashboardPages.app(app, bars: hour.bars, failures: failures, messages: recent.messages, now: now,
+            return Self.html(200, DashboardPages.app(app, bars: hour, failures: failures, messages: recent.messages, now: now,
                                                      csrf: session.csrfToken(key)))
         })
 
