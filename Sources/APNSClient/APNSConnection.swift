@@ -76,7 +76,9 @@ final class APNSConnection {
     private var streamWindow = APNSConnection.initialStreams
     static let initialStreams = 16
 
-    var hasCapacity: Bool { state == .ready && streams.count < min(peerMaxStreams, streamWindow) }
+    var hasCapacity: Bool { freeStreams > 0 }
+    /// How many more streams it takes now.
+    var freeStreams: Int { state == .ready ? max(0, min(peerMaxStreams, streamWindow) - streams.count) : 0 }
 
     init(id: Int, pool: ConnectionPool) {
         self.id = id
@@ -410,7 +412,7 @@ final class APNSConnection {
             let advertised = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
             peerMaxStreams = Int(min(advertised, 100_000))
             peerSettingsReceived = true
-            pool.capacityChanged()
+            pool.settingsReceived(self)
         case NGHTTP2_GOAWAY.rawValue:
             let debug = frame.goaway.opaque_data_len > 0
                 ? String(decoding: UnsafeBufferPointer(start: frame.goaway.opaque_data, count: frame.goaway.opaque_data_len), as: UTF8.self)

@@ -2,7 +2,10 @@ import CSystem
 import Foundation
 import RelayCore
 
-/// The connections of one event loop and the requests waiting for a stream on them.
+/// The connections of one event loop and the requests waiting for a stream on them: the
+/// executor of `ConnectionPoolStateMachine`, which makes every decision. Events from the
+/// connections, the timers and the client go to the state machine; `run(_:)` does the I/O
+/// its actions ask for.
 ///
 /// Thread rule: every method runs on `loop`'s thread (callers elsewhere go through
 /// `loop.execute`). Requests are handed to connections only from the dispatch event, never
@@ -10,27 +13,22 @@ import RelayCore
 final class ConnectionPool: @unchecked Sendable {
     let loop: EventLoop
     private let configuration: APNSClientConfiguration
-    private let maxConnections: Int
     private let tls: TLSContext
     private let tokens: ProviderTokenManager?
     private let clock: any APNSClock
     private let logger: Logger
     private let counters: StatisticsCounters
 
+    private var state: ConnectionPoolStateMachine
+    /// In the order they were opened: a dispatch fills the first ones first.
     private var connections: [APNSConnection] = []
     private let authority: [UInt8]
-    private var pending = RequestQueue()
-    private var nextConnectionID = 0
     private var dispatchEvent: OpaquePointer?
     private var tickEvent: OpaquePointer?
     private var backoffEvent: OpaquePointer?
     private var dnsBase: OpaquePointer?
     private var dispatchScheduled = false
-    private var connectFailures = 0
-    private var nextConnectAt = 0.0
-    private var lastConnectError = "no connection yet"
     private var shutdownDone: (@Sendable () -> Void)?
-    private var shuttingDown = false
     /// libevent holds only unretained pointers to the pool: it keeps itself alive from
     /// `start` until its shutdown is done.
     private var keepAlive: ConnectionPool?
@@ -41,15 +39,20 @@ final class ConnectionPool: @unchecked Sendable {
     ) {
         self.loop = loop
         self.configuration = configuration
-        self.maxConnections = maxConnections
         self.tls = tls
         self.tokens = tokens
         self.clock = clock
         self.logger = logger
         self.counters = counters
         self.authority = Array(configuration.authority.utf8)
+        state = ConnectionPoolStateMachine(limits: .init(
+            maxConnections: maxConnections, maxAttempts: configuration.maxAttempts,
+            maxConnectFailures: configuration.maxConnectFailures, queueTimeout: configuration.queueTimeout,
+            reconnect: Backoff(base: .seconds(configuration.reconnectDelay), cap: .seconds(configuration.maxReconnectDelay))))
         loop.execute { [self] in start() }
     }
+
+    // MARK: libevent
 
     private func start() {
         keepAlive = self
@@ -70,82 +73,100 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    // MARK: requests
-
-    func enqueue(_ request: PendingRequest) {
-        guard !shuttingDown else {
-            finish(request, .failed(.shutdown))
-            return
-        }
-        pending.append(request)
-        scheduleDispatch()
-    }
-
-    func enqueue(contentsOf requests: [PendingRequest]) {
-        guard !shuttingDown else {
-            for request in requests { finish(request, .failed(.shutdown)) }
-            return
-        }
-        for request in requests { pending.append(request) }
-        scheduleDispatch()
-    }
-
     func scheduleDispatch() {
         guard !dispatchScheduled, let dispatchEvent else { return }
         dispatchScheduled = true
         event_active(dispatchEvent, 0, 0)
     }
 
-    /// Moves waiting requests onto streams with room, and opens a connection if none has room.
-    private func dispatch() {
-        dispatchScheduled = false
-        guard !pending.isEmpty else { return }
-        var token: String?
-        if let tokens {
-            do {
-                token = try tokens.token()
-            } catch {
-                failAllPending(.failed(.connectionFailed("cannot sign a provider token: \(error)")))
-                return
+    private func scheduleDispatch(after seconds: Double) {
+        var delay = makeTimeval(seconds: seconds)
+        event_add(backoffEvent, &delay)
+    }
+
+    private func freeEvents() {
+        for event in [dispatchEvent, tickEvent, backoffEvent] where event != nil { event_free(event) }
+        dispatchEvent = nil
+        tickEvent = nil
+        backoffEvent = nil
+        if let dnsBase { evdns_base_free(dnsBase, 1) }
+        dnsBase = nil
+    }
+
+    // MARK: the executor
+
+    private func run(_ actions: [ConnectionPoolStateMachine.Action]) {
+        for action in actions { run(action) }
+    }
+
+    private func run(_ action: ConnectionPoolStateMachine.Action) {
+        switch action {
+        case let .send(requests, token):
+            send(requests, token: token)
+        case let .finish(requests, result):
+            for request in requests {
+                counters.count(result)
+                request.finish(result)
             }
+        case .retried:
+            counters.retried.add(1, ordering: .relaxed)
+        case .scheduleDispatch:
+            scheduleDispatch()
+        case let .scheduleDispatchAfter(seconds):
+            scheduleDispatch(after: seconds)
+        case let .connect(id):
+            connect(id)
+        case let .drain(id):
+            connection(id)?.drain()
+        case let .close(id, reason):
+            connection(id)?.close(reason)
+        case let .connectFailed(reason, failures, retryIn):
+            counters.connectionFailures.add(1, ordering: .relaxed)
+            logger.warning("APNs connection failed", [
+                "reason": reason, "failures_in_a_row": String(failures), "retry_in_ms": String(Int(retryIn * 1000)),
+            ])
+        case let .connectionClosed(id, reason, unanswered):
+            logger.info("APNs connection closed", [
+                "connection": String(id), "reason": reason, "unanswered": String(unanswered),
+            ])
+        case .shutDown:
+            let done = shutdownDone
+            shutdownDone = nil
+            freeEvents()
+            keepAlive = nil
+            done?()
         }
-        let now = clock.now
-        let monotonicNow = monotonicSeconds()
+    }
+
+    private func connection(_ id: Int) -> APNSConnection? {
+        connections.first { $0.id == id }
+    }
+
+    /// Hands `requests`, in order, to the connections with room, filling the first ones first.
+    private func send(_ requests: [PendingRequest], token: String?) {
+        let now = monotonicSeconds()
         var candidates = connections.filter(\.hasCapacity)
-        for connection in candidates { connection.now = monotonicNow }
+        for connection in candidates { connection.now = now }
         var used: [APNSConnection] = []
-        while !candidates.isEmpty, let request = pending.popFirst() {
-            if isExpired(request.notification, now: now) {
-                finish(request, .failed(.expired))
-                continue
-            }
-            let connection = candidates[0]
-            if connection.submit(request, token: token, authority: authority) {
+        var refusedBy: [Int] = []
+        var next = 0
+        while next < requests.count, let connection = candidates.first {
+            if connection.submit(requests[next], token: token, authority: authority) {
                 if used.last !== connection { used.append(connection) }
+                next += 1
             } else {
-                pending.prepend(request)
+                refusedBy.append(connection.id)
             }
             if !connection.hasCapacity { candidates.removeFirst() }
         }
         for connection in used { connection.flushSubmitted() }
-        if !pending.isEmpty { openConnectionIfAllowed() }
+        if next < requests.count || !refusedBy.isEmpty {
+            run(state.notSent(Array(requests[next...]), refusedBy: refusedBy, now: now))
+        }
     }
 
-    private func openConnectionIfAllowed() {
-        guard !shuttingDown else { return }
-        let live = connections.filter { $0.state == .connecting || $0.state == .ready }
-        // A connection still in its handshake, or waiting for the peer's SETTINGS, will soon
-        // have room: open one more only when those are all known to be full.
-        let coming = live.contains { $0.state == .connecting || !$0.peerSettingsReceived }
-        guard live.count < maxConnections, !coming else { return }
-        let now = monotonicSeconds()
-        guard now >= nextConnectAt else {
-            var delay = makeTimeval(seconds: nextConnectAt - now)
-            event_add(backoffEvent, &delay)
-            return
-        }
-        nextConnectionID += 1
-        let connection = APNSConnection(id: nextConnectionID, pool: self)
+    private func connect(_ id: Int) {
+        let connection = APNSConnection(id: id, pool: self)
         // Listed before connecting: should libevent report a failure at once, `connectionClosed`
         // finds it and takes it out again.
         connections.append(connection)
@@ -153,8 +174,48 @@ final class ConnectionPool: @unchecked Sendable {
             base: loop.base, dnsBase: dnsBase, tls: tls, host: configuration.host, port: configuration.port
         ) {
             connections.removeAll { $0 === connection }
-            connectFailed(error)
+            run(state.connectionClosed(id, reason: error, unanswered: [], wasReady: false, answeredAny: false,
+                                       now: monotonicSeconds(), wallNow: clock.now, random: Double.random(in: 0...1)))
         }
+    }
+
+    // MARK: events from the client and the timers
+
+    func enqueue(_ request: PendingRequest) {
+        run(state.enqueue([request]))
+    }
+
+    func enqueue(contentsOf requests: [PendingRequest]) {
+        run(state.enqueue(requests))
+    }
+
+    private func dispatch() {
+        dispatchScheduled = false
+        guard state.hasWaiting else { return }
+        var token: String?
+        if let tokens {
+            do {
+                token = try tokens.token()
+            } catch {
+                run(state.tokenUnavailable("\(error)"))
+                return
+            }
+        }
+        let freeStreams = connections.reduce(0) { $0 + $1.freeStreams }
+        run(state.dispatch(freeStreams: freeStreams, token: token, now: monotonicSeconds(), wallNow: clock.now))
+    }
+
+    private func tick() {
+        let now = monotonicSeconds()
+        for connection in connections { connection.tick(now: now, configuration: configuration) }
+        run(state.tick(now: now, wallNow: clock.now))
+    }
+
+    /// Fails what waits, lets open streams be answered, closes every connection, then calls `done`.
+    func shutdown(then done: @escaping @Sendable () -> Void) {
+        guard state.phase == .running else { return }
+        shutdownDone = done
+        run(state.shutdown())
     }
 
     // MARK: events from connections
@@ -162,11 +223,11 @@ final class ConnectionPool: @unchecked Sendable {
     func connectionReady(_ connection: APNSConnection) {
         counters.connectionsOpened.add(1, ordering: .relaxed)
         logger.debug("APNs connection ready", ["connection": String(connection.id)])
-        scheduleDispatch()
+        run(state.connectionReady(connection.id))
     }
 
-    func capacityChanged() {
-        scheduleDispatch()
+    func settingsReceived(_ connection: APNSConnection) {
+        run(state.settingsReceived(connection.id))
     }
 
     func streamOpened(connectionStreams open: Int) {
@@ -182,150 +243,35 @@ final class ConnectionPool: @unchecked Sendable {
             "connection": String(connection.id), "last_stream_id": String(lastStreamID),
             "error_code": String(errorCode), "debug": debug,
         ])
-        scheduleDispatch()
+        run(state.goAwayReceived(connection.id))
     }
 
     func answered(_ request: PendingRequest, on connection: APNSConnection, status: Int, apnsID: UUID?, body: [UInt8], token: String?) {
-        connectFailures = 0
-        nextConnectAt = 0
         let result = status == 200
             ? APNSResult.accepted(apnsID: apnsID ?? request.notification.apnsID)
             : APNSResult(status: status, apnsID: nil, body: body, sentID: request.notification.apnsID)
-        if case .rejected(403, .expiredProviderToken, _) = result, let tokens, let token, !request.retriedWithNewToken,
-           (try? tokens.tokenExpired(token)) == true {
-            // One retry with the fresh token; a second ExpiredProviderToken goes to the caller.
-            request.retriedWithNewToken = true
-            pending.prepend(request)
-        } else {
-            if status == 503 { connection.drain() }
-            finish(request, result)
-        }
-        scheduleDispatch()
+        run(state.answered(request, on: connection.id, result: result) {
+            guard let tokens, let token else { return false }
+            return (try? tokens.tokenExpired(token)) == true
+        })
     }
 
-    /// The server refused `request` for its content (not for the connection's state): it
-    /// fails for good, never sent again.
     func refused(_ request: PendingRequest, because reason: String) {
-        finish(request, .failed(.refused(reason)))
-        scheduleDispatch()
+        run(state.refused(request, because: reason))
     }
 
     func timedOut(_ request: PendingRequest) {
-        finish(request, .failed(.timedOut))
-        scheduleDispatch()
+        run(state.timedOut(request))
     }
 
-    /// Sends `request` again, unchanged (same apns-id and collapse id), unless it ran out of
-    /// attempts or time.
-    ///
-    /// - Parameter countsAsAttempt: false for a stream the server refused (REFUSED_STREAM,
-    ///   or past a GOAWAY's last stream) on a connection that answered others: such a
-    ///   stream was never processed, and a server that sends GOAWAY every N streams would
-    ///   otherwise use up the attempts of requests that merely queued behind others.
     func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
-        if countsAsAttempt { request.attempts += 1 }
-        if shuttingDown {
-            finish(request, .failed(.shutdown))
-        } else if request.attempts >= configuration.maxAttempts {
-            finish(request, .failed(.connectionFailed("no answer after \(request.attempts) attempts: \(reason)")))
-        } else if isExpired(request.notification, now: clock.now) {
-            finish(request, .failed(.expired))
-        } else {
-            counters.retried.add(1, ordering: .relaxed)
-            request.queuedAt = monotonicSeconds()
-            pending.prepend(request)
-        }
-        scheduleDispatch()
+        run(state.retry(request, because: reason, countsAsAttempt: countsAsAttempt, now: monotonicSeconds(), wallNow: clock.now))
     }
 
     func connectionClosed(_ connection: APNSConnection, reason: String, unanswered: [PendingRequest], wasReady: Bool) {
         connections.removeAll { $0 === connection }
-        if !wasReady {
-            connectFailed(reason)
-        } else if !connection.answeredAny && !unanswered.isEmpty {
-            connectFailed("closed before answering anything: \(reason)")
-        } else {
-            logger.info("APNs connection closed", [
-                "connection": String(connection.id), "reason": reason, "unanswered": String(unanswered.count),
-            ])
-        }
-        for request in unanswered.reversed() { retry(request, because: reason) }
-        scheduleDispatch()
-        finishShutdownIfDone()
-    }
-
-    private func connectFailed(_ reason: String) {
-        connectFailures += 1
-        lastConnectError = reason
-        counters.connectionFailures.add(1, ordering: .relaxed)
-        let exponential = configuration.reconnectDelay * pow(2, Double(min(connectFailures - 1, 30)))
-        let delay = min(exponential, configuration.maxReconnectDelay) * Double.random(in: 0.5...1.0)
-        nextConnectAt = monotonicSeconds() + delay
-        logger.warning("APNs connection failed", [
-            "reason": reason, "failures_in_a_row": String(connectFailures), "retry_in_ms": String(Int(delay * 1000)),
-        ])
-        if connectFailures >= configuration.maxConnectFailures {
-            failAllPending(.failed(.connectionFailed(reason)))
-        }
-        scheduleDispatch()
-    }
-
-    // MARK: housekeeping
-
-    private func tick() {
-        let now = monotonicSeconds()
-        for connection in connections { connection.tick(now: now, configuration: configuration) }
-        let wallNow = clock.now
-        let stale = pending.removeAll { request in
-            now - request.queuedAt > configuration.queueTimeout || isExpired(request.notification, now: wallNow)
-        }
-        for request in stale {
-            if isExpired(request.notification, now: wallNow) {
-                finish(request, .failed(.expired))
-            } else {
-                finish(request, .failed(.connectionFailed("no usable connection: \(lastConnectError)")))
-            }
-        }
-    }
-
-    /// Whether a retry would deliver the notification after it expired (0 means "now or never").
-    private func isExpired(_ notification: APNSNotification, now: Date) -> Bool {
-        guard let expiration = notification.expiration, expiration > 0 else { return false }
-        return now.timeIntervalSince1970 > Double(expiration)
-    }
-
-    private func finish(_ request: PendingRequest, _ result: APNSResult) {
-        counters.count(result)
-        request.finish(result)
-    }
-
-    private func failAllPending(_ result: APNSResult) {
-        for request in pending.removeAll(where: { _ in true }) { finish(request, result) }
-    }
-
-    // MARK: shutdown
-
-    /// Fails what waits, lets open streams be answered, closes every connection, then calls `done`.
-    func shutdown(then done: @escaping @Sendable () -> Void) {
-        guard !shuttingDown else { return }
-        shuttingDown = true
-        shutdownDone = done
-        failAllPending(.failed(.shutdown))
-        for connection in connections { connection.drain() }
-        for connection in connections where connection.state == .connecting { connection.close("shutting down") }
-        finishShutdownIfDone()
-    }
-
-    private func finishShutdownIfDone() {
-        guard shuttingDown, connections.isEmpty, let done = shutdownDone else { return }
-        shutdownDone = nil
-        for event in [dispatchEvent, tickEvent, backoffEvent] where event != nil { event_free(event) }
-        dispatchEvent = nil
-        tickEvent = nil
-        backoffEvent = nil
-        if let dnsBase { evdns_base_free(dnsBase, 1) }
-        dnsBase = nil
-        keepAlive = nil
-        done()
+        run(state.connectionClosed(connection.id, reason: reason, unanswered: unanswered, wasReady: wasReady,
+                                   answeredAny: connection.answeredAny, now: monotonicSeconds(), wallNow: clock.now,
+                                   random: Double.random(in: 0...1)))
     }
 }

@@ -1,6 +1,6 @@
-/// Exponential backoff with jitter for devices APNs asked us to retry (429, 500, 503, lost
-/// connections): `base · 2^(n-1)`, capped, scaled by a random factor in [0.5, 1] so a
-/// crowd of retries does not come back at the same instant.
+/// Exponential backoff with jitter: `base · 2^(n-1)`, capped, scaled by a random factor in
+/// [0.5, 1] so a crowd of retries does not come back at the same instant. For devices APNs
+/// asked us to retry (429, 500, 503, lost connections) and for the APNs client's reconnects.
 public struct Backoff: Sendable, Equatable {
     public var base: Duration
     public var cap: Duration

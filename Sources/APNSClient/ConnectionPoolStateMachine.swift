@@ -1,0 +1,312 @@
+import Foundation
+import RelayCore
+
+/// The policy of one loop's connection pool: which waiting request goes out, when a
+/// connection opens, how long after a failure, and what becomes of a request whose
+/// connection died.
+///
+/// Pure: times (`now` in `monotonicSeconds`, `wallNow` from the injected `APNSClock` for
+/// expirations) and the backoff's random draw come in with each event, and each event
+/// returns the I/O to do as `Action`s, which `ConnectionPool.run(_:)` carries out.
+struct ConnectionPoolStateMachine {
+    /// The pool's view of one of its connections (the connection keeps its HTTP/2 state).
+    enum ConnectionState: Equatable {
+        /// TCP connect and TLS handshake under way.
+        case connecting
+        /// HTTP/2 up, the peer's first SETTINGS not yet in: it will soon have room.
+        case awaitingSettings
+        /// Takes new streams as the peer allows.
+        case ready
+        /// Takes no new streams (GOAWAY, a 503, ids used up, shutdown); closes once answered.
+        case draining
+    }
+
+    enum Phase: Equatable { case running, shuttingDown, shutDown }
+
+    enum Action {
+        /// Hands the requests, in order, to the connections with room.
+        case send([PendingRequest], token: String?)
+        /// Reports `result` to each request.
+        case finish([PendingRequest], APNSResult)
+        /// A request goes out again (counted).
+        case retried
+        /// Runs a dispatch round soon, from the loop (never inside a connection's callbacks).
+        case scheduleDispatch
+        /// Runs a dispatch round once the reconnect backoff is over.
+        case scheduleDispatchAfter(seconds: Double)
+        /// Opens a new connection.
+        case connect(id: Int)
+        /// The connection takes no new streams and closes once the open ones are answered.
+        case drain(id: Int)
+        /// Closes the connection now.
+        case close(id: Int, reason: String)
+        /// A connection attempt failed (logged and counted).
+        case connectFailed(reason: String, failuresInARow: Int, retryIn: Double)
+        /// A connection that worked closed.
+        case connectionClosed(id: Int, reason: String, unanswered: Int)
+        /// Every connection is closed after `shutdown`: the pool frees its events and reports done.
+        case shutDown
+    }
+
+    struct Limits {
+        var maxConnections: Int
+        var maxAttempts: Int
+        var maxConnectFailures: Int
+        /// How long a request may wait for a usable connection, in seconds.
+        var queueTimeout: Double
+        var reconnect: Backoff
+    }
+
+    private let limits: Limits
+    private(set) var phase = Phase.running
+    private(set) var connections: [Int: ConnectionState] = [:]
+    private var waiting = RequestQueue()
+    private var lastConnectionID = 0
+    private var connectFailures = 0
+    private var nextConnectAt = 0.0
+    private var lastConnectError = "no connection yet"
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    var hasWaiting: Bool { !waiting.isEmpty }
+
+    // MARK: requests
+
+    mutating func enqueue(_ requests: [PendingRequest]) -> [Action] {
+        guard phase == .running else { return [.finish(requests, .failed(.shutdown))] }
+        for request in requests { waiting.append(request) }
+        return [.scheduleDispatch]
+    }
+
+    /// A dispatch round: moves waiting requests onto the `freeStreams` streams the connections
+    /// have room for (dropping expired ones), and opens a connection if requests are left.
+    mutating func dispatch(freeStreams: Int, token: String?, now: Double, wallNow: Date) -> [Action] {
+        var send: [PendingRequest] = []
+        var expired: [PendingRequest] = []
+        while send.count < freeStreams, let request = waiting.popFirst() {
+            if Self.isExpired(request.notification, wallNow: wallNow) {
+                expired.append(request)
+            } else {
+                send.append(request)
+            }
+        }
+        var actions: [Action] = []
+        if !expired.isEmpty { actions.append(.finish(expired, .failed(.expired))) }
+        if !send.isEmpty { actions.append(.send(send, token: token)) }
+        return actions + connectIfNeeded(now: now)
+    }
+
+    /// The provider token could not be signed: nothing waiting can be sent.
+    mutating func tokenUnavailable(_ reason: String) -> [Action] {
+        failAllWaiting(.failed(.connectionFailed("cannot sign a provider token: \(reason)")))
+    }
+
+    /// Requests of a `send` that found no stream after all (the connections in `refusedBy`
+    /// take no more streams): they go out next.
+    mutating func notSent(_ requests: [PendingRequest], refusedBy: [Int], now: Double) -> [Action] {
+        for id in refusedBy where connections[id] != nil { connections[id] = .draining }
+        for request in requests.reversed() { waiting.prepend(request) }
+        return waiting.isEmpty ? [] : connectIfNeeded(now: now)
+    }
+
+    // MARK: answers
+
+    /// A response came for `request`.
+    ///
+    /// - Parameter sentTokenExpired: whether the provider token it went with has expired
+    ///   (asked only for an `ExpiredProviderToken` answer).
+    mutating func answered(_ request: PendingRequest, on id: Int, result: APNSResult, sentTokenExpired: () -> Bool) -> [Action] {
+        connectFailures = 0
+        nextConnectAt = 0
+        if case .rejected(403, .expiredProviderToken, _) = result, !request.retriedWithNewToken, sentTokenExpired() {
+            // One retry with the fresh token; a second ExpiredProviderToken goes to the caller.
+            request.retriedWithNewToken = true
+            waiting.prepend(request)
+            return [.scheduleDispatch]
+        }
+        if case .rejected(503, _, _) = result, connections[id] != nil {
+            connections[id] = .draining
+            return [.drain(id: id), .finish([request], result), .scheduleDispatch]
+        }
+        return [.finish([request], result), .scheduleDispatch]
+    }
+
+    /// The server refused `request` for its content (not for the connection's state): it
+    /// fails for good, never sent again.
+    mutating func refused(_ request: PendingRequest, because reason: String) -> [Action] {
+        [.finish([request], .failed(.refused(reason))), .scheduleDispatch]
+    }
+
+    mutating func timedOut(_ request: PendingRequest) -> [Action] {
+        [.finish([request], .failed(.timedOut)), .scheduleDispatch]
+    }
+
+    /// Sends `request` again, unchanged (same apns-id and collapse id), unless it ran out of
+    /// attempts or time.
+    ///
+    /// - Parameter countsAsAttempt: false for a stream the server refused (REFUSED_STREAM,
+    ///   or past a GOAWAY's last stream) on a connection that answered others: such a
+    ///   stream was never processed, and a server that sends GOAWAY every N streams would
+    ///   otherwise use up the attempts of requests that merely queued behind others.
+    mutating func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool, now: Double, wallNow: Date) -> [Action] {
+        retryWithoutDispatch(request, because: reason, countsAsAttempt: countsAsAttempt, now: now, wallNow: wallNow)
+            + [.scheduleDispatch]
+    }
+
+    private mutating func retryWithoutDispatch(
+        _ request: PendingRequest, because reason: String, countsAsAttempt: Bool, now: Double, wallNow: Date
+    ) -> [Action] {
+        if countsAsAttempt { request.attempts += 1 }
+        if phase != .running {
+            return [.finish([request], .failed(.shutdown))]
+        } else if request.attempts >= limits.maxAttempts {
+            return [.finish([request], .failed(.connectionFailed("no answer after \(request.attempts) attempts: \(reason)")))]
+        } else if Self.isExpired(request.notification, wallNow: wallNow) {
+            return [.finish([request], .failed(.expired))]
+        }
+        request.queuedAt = now
+        waiting.prepend(request)
+        return [.retried]
+    }
+
+    // MARK: connections
+
+    /// The TLS handshake is done and the HTTP/2 session is up.
+    mutating func connectionReady(_ id: Int) -> [Action] {
+        if connections[id] == .connecting { connections[id] = .awaitingSettings }
+        return [.scheduleDispatch]
+    }
+
+    /// The peer's SETTINGS arrived: the connection's room is known.
+    mutating func settingsReceived(_ id: Int) -> [Action] {
+        if connections[id] == .awaitingSettings { connections[id] = .ready }
+        return [.scheduleDispatch]
+    }
+
+    mutating func goAwayReceived(_ id: Int) -> [Action] {
+        if connections[id] == .ready || connections[id] == .awaitingSettings { connections[id] = .draining }
+        return [.scheduleDispatch]
+    }
+
+    /// A connection closed, or an attempt failed before libevent took it.
+    ///
+    /// - Parameters:
+    ///   - unanswered: its requests still on open streams, in the order they were sent.
+    ///   - wasReady: whether the handshake had completed.
+    ///   - answeredAny: whether any request got an answer on it: one that dies before that
+    ///     counts as a failed attempt, so a server that takes the handshake and then hangs
+    ///     up is retried with backoff too.
+    ///   - random: a draw in 0...1 for the backoff's jitter.
+    mutating func connectionClosed(
+        _ id: Int, reason: String, unanswered: [PendingRequest], wasReady: Bool, answeredAny: Bool,
+        now: Double, wallNow: Date, random: Double
+    ) -> [Action] {
+        connections[id] = nil
+        var actions: [Action]
+        if !wasReady {
+            actions = connectFailed(reason, now: now, random: random)
+        } else if !answeredAny && !unanswered.isEmpty {
+            actions = connectFailed("closed before answering anything: \(reason)", now: now, random: random)
+        } else {
+            actions = [.connectionClosed(id: id, reason: reason, unanswered: unanswered.count)]
+        }
+        for request in unanswered.reversed() {
+            actions += retryWithoutDispatch(request, because: reason, countsAsAttempt: true, now: now, wallNow: wallNow)
+        }
+        actions.append(.scheduleDispatch)
+        if phase == .shuttingDown, connections.isEmpty {
+            phase = .shutDown
+            actions.append(.shutDown)
+        }
+        return actions
+    }
+
+    private mutating func connectFailed(_ reason: String, now: Double, random: Double) -> [Action] {
+        connectFailures += 1
+        lastConnectError = reason
+        let delay = Self.seconds(limits.reconnect.delay(retry: connectFailures, jitter: random))
+        nextConnectAt = now + delay
+        var actions: [Action] = [.connectFailed(reason: reason, failuresInARow: connectFailures, retryIn: delay)]
+        if connectFailures >= limits.maxConnectFailures {
+            actions += failAllWaiting(.failed(.connectionFailed(reason)))
+        }
+        return actions
+    }
+
+    /// Opens a connection when requests wait and no connection has or will soon have room,
+    /// or says when it may (the backoff after failures).
+    private mutating func connectIfNeeded(now: Double) -> [Action] {
+        guard phase == .running, !waiting.isEmpty else { return [] }
+        let live = connections.values.filter { $0 != .draining }
+        // A connection still in its handshake, or waiting for the peer's SETTINGS, will soon
+        // have room: open one more only when those are all known to be full.
+        let coming = live.contains { $0 == .connecting || $0 == .awaitingSettings }
+        guard live.count < limits.maxConnections, !coming else { return [] }
+        guard now >= nextConnectAt else { return [.scheduleDispatchAfter(seconds: nextConnectAt - now)] }
+        lastConnectionID += 1
+        connections[lastConnectionID] = .connecting
+        return [.connect(id: lastConnectionID)]
+    }
+
+    // MARK: housekeeping
+
+    /// Fails the requests that waited longer than `queueTimeout` for a connection, or expired.
+    mutating func tick(now: Double, wallNow: Date) -> [Action] {
+        var expired: [PendingRequest] = []
+        var starved: [PendingRequest] = []
+        _ = waiting.removeAll { request in
+            if Self.isExpired(request.notification, wallNow: wallNow) {
+                expired.append(request)
+            } else if now - request.queuedAt > limits.queueTimeout {
+                starved.append(request)
+            } else {
+                return false
+            }
+            return true
+        }
+        var actions: [Action] = []
+        if !expired.isEmpty { actions.append(.finish(expired, .failed(.expired))) }
+        if !starved.isEmpty {
+            actions.append(.finish(starved, .failed(.connectionFailed("no usable connection: \(lastConnectError)"))))
+        }
+        return actions
+    }
+
+    /// Fails what waits, lets open streams be answered and closes every connection; `shutDown`
+    /// comes once the last one has closed.
+    mutating func shutdown() -> [Action] {
+        guard phase == .running else { return [] }
+        phase = .shuttingDown
+        var actions = failAllWaiting(.failed(.shutdown))
+        for (id, state) in connections.sorted(by: { $0.key < $1.key }) {
+            if state == .connecting {
+                actions.append(.close(id: id, reason: "shutting down"))
+            } else {
+                connections[id] = .draining
+                actions.append(.drain(id: id))
+            }
+        }
+        if connections.isEmpty {
+            phase = .shutDown
+            actions.append(.shutDown)
+        }
+        return actions
+    }
+
+    private mutating func failAllWaiting(_ result: APNSResult) -> [Action] {
+        let all = waiting.removeAll { _ in true }
+        return all.isEmpty ? [] : [.finish(all, result)]
+    }
+
+    /// Whether a retry would deliver the notification after it expired (0 means "now or never").
+    static func isExpired(_ notification: APNSNotification, wallNow: Date) -> Bool {
+        guard let expiration = notification.expiration, expiration > 0 else { return false }
+        return wallNow.timeIntervalSince1970 > Double(expiration)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import RelayCore
+import Testing
+@testable import APNSClient
+
+/// `ConnectionPoolStateMachine` without sockets or timers: each of the pool's paths (dispatch,
+/// answered, retry, connection closed, connect failed, tick expiry, backoff, shutdown) as
+/// events in and actions out, with time and the backoff's random draw passed in.
+@Suite struct ConnectionPoolStateMachineTests {
+    private static let wallNow = Date(timeIntervalSince1970: 1_800_000_000)
+    private let batch = SendBatch(count: 64, limiter: AsyncLimiter(limit: 64))
+
+    private func machine(maxConnections: Int = 2, maxAttempts: Int = 3, maxConnectFailures: Int = 3) -> ConnectionPoolStateMachine {
+        ConnectionPoolStateMachine(limits: .init(
+            maxConnections: maxConnections, maxAttempts: maxAttempts, maxConnectFailures: maxConnectFailures,
+            queueTimeout: 60, reconnect: Backoff(base: .milliseconds(100), cap: .seconds(1))))
+    }
+
+    /// A request named by its device token; `expiration` in seconds after `wallNow`.
+    private func request(_ name: String, expiresIn: Int? = nil, queuedAt: Double = 0) -> PendingRequest {
+        var notification = APNSNotification(deviceToken: name, topic: "com.example.app", payload: Array("{}".utf8))
+        notification.expiration = expiresIn.map { Int(Self.wallNow.timeIntervalSince1970) + $0 }
+        return PendingRequest(notification: notification, recipient: .batch(batch, index: 0), queuedAt: queuedAt)
+    }
+
+    /// The actions, written out with requests by name, so a test reads as the pool's story.
+    private func describe(_ actions: [ConnectionPoolStateMachine.Action]) -> [String] {
+        func names(_ requests: [PendingRequest]) -> String {
+            requests.map(\.notification.deviceToken).joined(separator: ",")
+        }
+        return actions.map { action in
+            switch action {
+            case let .send(requests, token): "send \(names(requests)) token=\(token ?? "-")"
+            case let .finish(requests, result): "finish \(names(requests)) \(result)"
+            case .retried: "retried"
+            case .scheduleDispatch: "dispatch"
+            case let .scheduleDispatchAfter(seconds): "dispatch after \(String(format: "%.3f", seconds))"
+            case let .connect(id): "connect \(id)"
+            case let .drain(id): "drain \(id)"
+            case let .close(id, reason): "close \(id) \(reason)"
+            case let .connectFailed(reason, failures, retryIn): "connect failed \(reason) #\(failures) retry in \(String(format: "%.3f", retryIn))"
+            case let .connectionClosed(id, reason, unanswered): "closed \(id) \(reason) unanswered=\(unanswered)"
+            case .shutDown: "shut down"
+            }
+        }
+    }
+
+    /// A machine with connection 1 open and its SETTINGS in.
+    private func machineWithReadyConnection(maxConnections: Int = 2, maxAttempts: Int = 3) -> ConnectionPoolStateMachine {
+        var pool = machine(maxConnections: maxConnections, maxAttempts: maxAttempts)
+        _ = pool.enqueue([request("warm-up")])
+        _ = pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)
+        _ = pool.connectionReady(1)
+        _ = pool.settingsReceived(1)
+        _ = pool.dispatch(freeStreams: 1, token: nil, now: 0, wallNow: Self.wallNow)
+        return pool
+    }
+
+    // MARK: dispatch
+
+    @Test func waitingRequestsOpenOneConnectionThenGoOutOnItsFreeStreams() {
+        var pool = machine()
+        #expect(describe(pool.enqueue([request("a"), request("b"), request("c")])) == ["dispatch"])
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) == ["connect 1"])
+        // Still in its handshake: it will soon have room, so no second connection.
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) == [])
+        #expect(describe(pool.connectionReady(1)) == ["dispatch"])
+        #expect(pool.connections[1] == .awaitingSettings)
+        #expect(describe(pool.dispatch(freeStreams: 1, token: "jwt", now: 0, wallNow: Self.wallNow)) == ["send a token=jwt"])
+        #expect(describe(pool.settingsReceived(1)) == ["dispatch"])
+        // Full and known to be: a second connection, up to maxConnections.
+        #expect(describe(pool.dispatch(freeStreams: 1, token: "jwt", now: 0, wallNow: Self.wallNow)) == ["send b token=jwt", "connect 2"])
+        #expect(describe(pool.dispatch(freeStreams: 5, token: "jwt", now: 0, wallNow: Self.wallNow)) == ["send c token=jwt"])
+        #expect(!pool.hasWaiting)
+    }
+
+    @Test func noConnectionBeyondMaxConnections() {
+        var pool = machineWithReadyConnection(maxConnections: 1)
+        _ = pool.enqueue([request("a")])
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) == [])
+        // A draining connection no longer counts: one more may open.
+        _ = pool.goAwayReceived(1)
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) == ["connect 2"])
+    }
+
+    @Test func expiredRequestsFailInsteadOfTakingAStream() {
+        var pool = machineWithReadyConnection()
+        _ = pool.enqueue([request("old", expiresIn: -1), request("new", expiresIn: 60), request("now", expiresIn: 0)])
+        #expect(describe(pool.dispatch(freeStreams: 2, token: nil, now: 0, wallNow: Self.wallNow))
+            == ["finish old \(APNSResult.failed(.expired))", "send new,now token=-"])
+    }
+
+    @Test func requestsAConnectionRefusedGoOutNextAndItDrains() {
+        var pool = machineWithReadyConnection(maxConnections: 1)
+        _ = pool.enqueue([request("a"), request("b"), request("c")])
+        _ = pool.dispatch(freeStreams: 2, token: nil, now: 0, wallNow: Self.wallNow)
+        #expect(describe(pool.notSent([request("a2"), request("b2")], refusedBy: [1], now: 0)) == ["connect 2"])
+        #expect(pool.connections[1] == .draining)
+        _ = pool.connectionReady(2)
+        _ = pool.settingsReceived(2)
+        #expect(describe(pool.dispatch(freeStreams: 3, token: nil, now: 0, wallNow: Self.wallNow)) == ["send a2,b2,c token=-"])
+    }
+
+    @Test func anUnsignableTokenFailsWhatWaits() {
+        var pool = machine()
+        _ = pool.enqueue([request("a"), request("b")])
+        #expect(describe(pool.tokenUnavailable("bad key"))
+            == ["finish a,b \(APNSResult.failed(.connectionFailed("cannot sign a provider token: bad key")))"])
+        #expect(!pool.hasWaiting)
+    }
+
+    // MARK: answered
+
+    @Test func answersAreReportedAndA503DrainsItsConnection() {
+        var pool = machineWithReadyConnection()
+        let accepted = APNSResult.accepted(apnsID: UUID())
+        #expect(describe(pool.answered(request("a"), on: 1, result: accepted) { false }) == ["finish a \(accepted)", "dispatch"])
+        let unavailable = APNSResult.rejected(status: 503, reason: .serviceUnavailable, timestamp: nil)
+        #expect(describe(pool.answered(request("b"), on: 1, result: unavailable) { false })
+            == ["drain 1", "finish b \(unavailable)", "dispatch"])
+        #expect(pool.connections[1] == .draining)
+    }
+
+    @Test func anExpiredProviderTokenIsRetriedOnceWhenTheTokenDidExpire() {
+        var pool = machineWithReadyConnection()
+        let expired = APNSResult.rejected(status: 403, reason: .expiredProviderToken, timestamp: nil)
+        let a = request("a")
+        // The token it went with is still fresh: the answer goes to the caller.
+        #expect(describe(pool.answered(a, on: 1, result: expired) { false }) == ["finish a \(expired)", "dispatch"])
+        let b = request("b")
+        #expect(describe(pool.answered(b, on: 1, result: expired) { true }) == ["dispatch"])
+        #expect(b.retriedWithNewToken)
+        #expect(describe(pool.dispatch(freeStreams: 1, token: "fresh", now: 0, wallNow: Self.wallNow)) == ["send b token=fresh"])
+        #expect(describe(pool.answered(b, on: 1, result: expired) { true }) == ["finish b \(expired)", "dispatch"])
+    }
+
+    @Test func refusedAndTimedOutRequestsFailForGood() {
+        var pool = machineWithReadyConnection()
+        #expect(describe(pool.refused(request("a"), because: "malformed"))
+            == ["finish a \(APNSResult.failed(.refused("malformed")))", "dispatch"])
+        #expect(describe(pool.timedOut(request("b"))) == ["finish b \(APNSResult.failed(.timedOut))", "dispatch"])
+    }
+
+    // MARK: retry
+
+    @Test func aRetryGoesOutFirstUntilItsAttemptsRunOut() {
+        var pool = machineWithReadyConnection(maxConnections: 1, maxAttempts: 2)
+        _ = pool.enqueue([request("queued")])
+        let a = request("a")
+        #expect(describe(pool.retry(a, because: "stream reset (2)", countsAsAttempt: true, now: 7, wallNow: Self.wallNow))
+            == ["retried", "dispatch"])
+        #expect(a.attempts == 1)
+        #expect(a.queuedAt == 7)
+        #expect(describe(pool.dispatch(freeStreams: 1, token: nil, now: 7, wallNow: Self.wallNow)) == ["send a token=-"])
+        // A refused stream on a connection that answered others is not an attempt.
+        #expect(describe(pool.retry(a, because: "stream refused", countsAsAttempt: false, now: 8, wallNow: Self.wallNow))
+            == ["retried", "dispatch"])
+        #expect(a.attempts == 1)
+        _ = pool.dispatch(freeStreams: 1, token: nil, now: 8, wallNow: Self.wallNow)
+        #expect(describe(pool.retry(a, because: "stream reset (2)", countsAsAttempt: true, now: 9, wallNow: Self.wallNow))
+            == ["finish a \(APNSResult.failed(.connectionFailed("no answer after 2 attempts: stream reset (2)")))", "dispatch"])
+    }
+
+    @Test func anExpiredRequestIsNotRetried() {
+        var pool = machineWithReadyConnection()
+        #expect(describe(pool.retry(request("a", expiresIn: -1), because: "reset", countsAsAttempt: true, now: 0, wallNow: Self.wallNow))
+            == ["finish a \(APNSResult.failed(.expired))", "dispatch"])
+    }
+
+    // MARK: connection closed, connect failed, backoff
+
+    @Test func aConnectionThatWorkedClosesAndItsUnansweredRequestsGoOutAgainInOrder() {
+        var pool = machineWithReadyConnection()
+        let actions = pool.connectionClosed(1, reason: "closed by peer", unanswered: [request("a"), request("b")], wasReady: true,
+                                            answeredAny: true, now: 0, wallNow: Self.wallNow, random: 1)
+        #expect(describe(actions) == ["closed 1 closed by peer unanswered=2", "retried", "retried", "dispatch"])
+        #expect(pool.connections.isEmpty)
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) == ["connect 2"])
+        _ = pool.connectionReady(2)
+        _ = pool.settingsReceived(2)
+        #expect(describe(pool.dispatch(freeStreams: 2, token: nil, now: 0, wallNow: Self.wallNow)) == ["send a,b token=-"])
+    }
+
+    @Test func aConnectionThatDiesBeforeAnsweringCountsAsAFailedAttempt() {
+        var pool = machineWithReadyConnection()
+        let actions = pool.connectionClosed(1, reason: "closed by peer", unanswered: [request("a")], wasReady: true,
+                                            answeredAny: false, now: 0, wallNow: Self.wallNow, random: 1)
+        #expect(describe(actions) == [
+            "connect failed closed before answering anything: closed by peer #1 retry in 0.100", "retried", "dispatch",
+        ])
+    }
+
+    @Test func failedConnectsBackOffExponentiallyThenFailWhatWaits() {
+        var pool = machine(maxConnectFailures: 3)
+        _ = pool.enqueue([request("a")])
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 10, wallNow: Self.wallNow)) == ["connect 1"])
+        #expect(describe(pool.connectionClosed(1, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
+                                               now: 10, wallNow: Self.wallNow, random: 1))
+            == ["connect failed refused #1 retry in 0.100", "dispatch"])
+        // Within the backoff: a timer, not a connection.
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 10.05, wallNow: Self.wallNow)) == ["dispatch after 0.050"])
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 10.2, wallNow: Self.wallNow)) == ["connect 2"])
+        // The second failure waits twice as long; the random draw halves it at most.
+        #expect(describe(pool.connectionClosed(2, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
+                                               now: 11, wallNow: Self.wallNow, random: 0))
+            == ["connect failed refused #2 retry in 0.100", "dispatch"])
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 11.2, wallNow: Self.wallNow)) == ["connect 3"])
+        #expect(describe(pool.connectionClosed(3, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
+                                               now: 12, wallNow: Self.wallNow, random: 1))
+            == ["connect failed refused #3 retry in 0.400",
+                "finish a \(APNSResult.failed(.connectionFailed("refused")))", "dispatch"])
+    }
+
+    @Test func anAnswerResetsTheBackoff() {
+        var pool = machine()
+        _ = pool.enqueue([request("a")])
+        _ = pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)
+        _ = pool.connectionClosed(1, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
+                                  now: 0, wallNow: Self.wallNow, random: 1)
+        _ = pool.dispatch(freeStreams: 0, token: nil, now: 0.2, wallNow: Self.wallNow)
+        _ = pool.connectionReady(2)
+        _ = pool.answered(request("b"), on: 2, result: .accepted(apnsID: UUID())) { false }
+        _ = pool.connectionClosed(2, reason: "closed by peer", unanswered: [], wasReady: true, answeredAny: true,
+                                  now: 0.3, wallNow: Self.wallNow, random: 1)
+        // Connection 3 may open at once, and its failure is the first in a row again.
+        #expect(describe(pool.dispatch(freeStreams: 0, token: nil, now: 0.3, wallNow: Self.wallNow)) == ["connect 3"])
+        #expect(describe(pool.connectionClosed(3, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
+                                               now: 0.4, wallNow: Self.wallNow, random: 1))
+            == ["connect failed refused #1 retry in 0.100", "dispatch"])
+    }
+
+    // MARK: tick
+
+    @Test func tickFailsWhatWaitedTooLongOrExpired() {
+        var pool = machine()
+        _ = pool.enqueue([request("fresh", queuedAt: 50), request("starved", queuedAt: 0), request("expired", expiresIn: -1, queuedAt: 50)])
+        _ = pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)
+        _ = pool.connectionClosed(1, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
+                                  now: 0, wallNow: Self.wallNow, random: 1)
+        #expect(describe(pool.tick(now: 61, wallNow: Self.wallNow)) == [
+            "finish expired \(APNSResult.failed(.expired))",
+            "finish starved \(APNSResult.failed(.connectionFailed("no usable connection: refused")))",
+        ])
+        #expect(pool.hasWaiting)
+        #expect(describe(pool.tick(now: 61, wallNow: Self.wallNow)) == [])
+    }
+
+    // MARK: shutdown
+
+    @Test func shutdownFailsWhatWaitsDrainsWhatIsOpenAndEndsWithTheLastConnection() {
+        var pool = machineWithReadyConnection()
+        _ = pool.enqueue([request("a")])
+        _ = pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)
+        _ = pool.goAwayReceived(1)
+        _ = pool.dispatch(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)
+        #expect(pool.connections == [1: .draining, 2: .connecting])
+        #expect(describe(pool.shutdown()) == [
+            "finish a \(APNSResult.failed(.shutdown))", "drain 1", "close 2 shutting down",
+        ])
+        #expect(describe(pool.enqueue([request("late")])) == ["finish late \(APNSResult.failed(.shutdown))"])
+        let closed = pool.connectionClosed(1, reason: "drained", unanswered: [request("b")], wasReady: true, answeredAny: true,
+                                           now: 0, wallNow: Self.wallNow, random: 1)
+        #expect(describe(closed) == [
+            "closed 1 drained unanswered=1", "finish b \(APNSResult.failed(.shutdown))", "dispatch",
+        ])
+        #expect(describe(pool.connectionClosed(2, reason: "shutting down", unanswered: [], wasReady: false, answeredAny: false,
+                                               now: 0, wallNow: Self.wallNow, random: 1)).last == "shut down")
+        #expect(pool.phase == .shutDown)
+    }
+
+    @Test func shutdownWithoutConnectionsEndsAtOnce() {
+        var pool = machine()
+        #expect(describe(pool.shutdown()) == ["shut down"])
+        #expect(describe(pool.shutdown()) == [])
+    }
+}
