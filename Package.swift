@@ -33,8 +33,8 @@ let package = Package(
                 plugins: ["EmbedMigrations"]),
         // APNs provider client: HTTP/2 (nghttp2) over TLS (OpenSSL), JWT, pools.
         .target(name: "APNSClient", dependencies: [cSystem, "RelayCore"]),
-        // An APNs look-alike to develop, test and benchmark against.
-        .target(name: "APNSSimulator", dependencies: [cSystem, "RelayCore"]),
+        // An APNs look-alike to develop, test and benchmark against (APNs' reasons from APNSClient).
+        .target(name: "APNSSimulator", dependencies: [cSystem, "RelayCore", "APNSClient"]),
         // What a push means: JPush push bodies validated, APNs payloads built (pure, no I/O).
         .target(name: "PushCore", dependencies: ["RelayCore"]),
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).

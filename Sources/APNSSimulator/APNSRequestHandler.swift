@@ -1,3 +1,5 @@
+import APNSClient
+
 /// Everything APNs decides about one complete request, in APNs' order: route, provider
 /// token, headers and payload, then the scripted behaviours. Pure apart from the ECDSA
 /// check inside the verifier; one per event loop, since the behaviours' RNG is mutable.

@@ -1,3 +1,4 @@
+import APNSClient
 import CSystem
 
 /// APNs' request rules as pure functions: what a request must look like before APNs
@@ -88,4 +89,10 @@ public enum APNSRequestValidator {
     static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)
     }
+}
+
+extension APNSReason {
+    /// Not one of APNs' documented reasons: the simulator's answer (400) to a body that is not
+    /// a JSON object with an `aps` dictionary, which APNs would not deliver either.
+    public static let badPayload = APNSReason.unknown("BadPayload")
 }

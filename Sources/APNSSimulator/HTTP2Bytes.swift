@@ -1,3 +1,4 @@
+import APNSClient
 import CSystem
 
 /// Bytes allocated once and never freed, for header names and values nghttp2 sends often.
@@ -37,7 +38,7 @@ enum ResponseHeaders {
     static let contentType = StaticBytes("content-type")
     static let json = StaticBytes("application/json")
     static let statusValues: [Int: StaticBytes] = Dictionary(
-        uniqueKeysWithValues: Set(APNSReason.allCases.map(\.status) + [200]).map { ($0, StaticBytes(String($0))) }
+        uniqueKeysWithValues: Set(APNSReason.known.map(\.status) + [200]).map { ($0, StaticBytes(String($0))) }
     )
 }
 

@@ -1,3 +1,4 @@
+import APNSClient
 import CSystem
 import Foundation
 import RelayCore

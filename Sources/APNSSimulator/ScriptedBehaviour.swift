@@ -1,3 +1,4 @@
+import APNSClient
 import RelayCore
 
 /// The failures a test asks the simulator to act out for requests that are otherwise

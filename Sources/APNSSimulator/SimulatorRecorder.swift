@@ -1,3 +1,4 @@
+import APNSClient
 import Foundation
 import Synchronization
 
@@ -124,7 +125,7 @@ public final class SimulatorRecorder: Sendable {
     }
 
     func rejected(_ reason: APNSReason) {
-        state.withLock { $0.stats.rejected[reason.rawValue, default: 0] += 1 }
+        state.withLock { $0.stats.rejected[reason.description, default: 0] += 1 }
     }
 
     /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"collapse_id":…,"count":…,"one_collapse_id":…,"received_at":…,"payload":{…}}]}`

@@ -20,6 +20,23 @@ import Testing
         #expect(parsed.description == reason)
     }
 
+    /// The status APNs documents for each reason (the simulator answers with it).
+    @Test func everyKnownReasonHasItsDocumentedStatus() {
+        let statuses: [Int: [String]] = [
+            403: ["BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden",
+                  "InvalidProviderToken", "MissingProviderToken"],
+            404: ["BadPath"], 405: ["MethodNotAllowed"], 410: ["ExpiredToken", "Unregistered"], 413: ["PayloadTooLarge"],
+            429: ["TooManyProviderTokenUpdates", "TooManyRequests"], 500: ["InternalServerError"],
+            503: ["ServiceUnavailable", "Shutdown"],
+        ]
+        #expect(APNSReason.known.map(\.description) == Self.reasons)
+        for reason in APNSReason.known {
+            let status = statuses.first { $0.value.contains(reason.description) }?.key ?? 400
+            #expect(reason.status == status, "\(reason)")
+        }
+        #expect(APNSReason("SomethingNew").status == 400)
+    }
+
     @Test func unknownReasonsAreKept() {
         #expect(APNSReason("SomethingNew") == .unknown("SomethingNew"))
         #expect(APNSReason("SomethingNew").description == "SomethingNew")

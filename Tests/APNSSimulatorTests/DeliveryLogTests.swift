@@ -1,3 +1,4 @@
+import APNSClient
 import Testing
 @testable import APNSSimulator
 

@@ -1,3 +1,4 @@
+import APNSClient
 import Foundation
 import Testing
 @testable import APNSSimulator
