@@ -103,11 +103,10 @@ final class ConnectionPool: @unchecked Sendable {
         switch action {
         case let .send(requests, token):
             send(requests, token: token)
-        case let .finish(requests, result):
-            for request in requests {
-                counters.count(result)
-                request.finish(result)
-            }
+        case let .finish(request, result):
+            finish(request, result)
+        case let .finishAll(requests, result):
+            for request in requests { finish(request, result) }
         case .retried:
             counters.retried.add(1, ordering: .relaxed)
         case .scheduleDispatch:
@@ -136,6 +135,11 @@ final class ConnectionPool: @unchecked Sendable {
             keepAlive = nil
             done?()
         }
+    }
+
+    private func finish(_ request: PendingRequest, _ result: APNSResult) {
+        counters.count(result)
+        request.finish(result)
     }
 
     private func connection(_ id: Int) -> APNSConnection? {

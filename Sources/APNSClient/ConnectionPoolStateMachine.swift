@@ -26,8 +26,10 @@ struct ConnectionPoolStateMachine {
     enum Action {
         /// Hands the requests, in order, to the connections with room.
         case send([PendingRequest], token: String?)
+        /// Reports `result` to the request.
+        case finish(PendingRequest, APNSResult)
         /// Reports `result` to each request.
-        case finish([PendingRequest], APNSResult)
+        case finishAll([PendingRequest], APNSResult)
         /// A request goes out again (counted).
         case retried
         /// Runs a dispatch round soon, from the loop (never inside a connection's callbacks).
@@ -75,7 +77,7 @@ struct ConnectionPoolStateMachine {
     // MARK: requests
 
     mutating func enqueue(_ requests: [PendingRequest]) -> [Action] {
-        guard phase == .running else { return [.finish(requests, .failed(.shutdown))] }
+        guard phase == .running else { return [.finishAll(requests, .failed(.shutdown))] }
         for request in requests { waiting.append(request) }
         return [.scheduleDispatch]
     }
@@ -93,7 +95,7 @@ struct ConnectionPoolStateMachine {
             }
         }
         var actions: [Action] = []
-        if !expired.isEmpty { actions.append(.finish(expired, .failed(.expired))) }
+        if !expired.isEmpty { actions.append(.finishAll(expired, .failed(.expired))) }
         if !send.isEmpty { actions.append(.send(send, token: token)) }
         return actions + connectIfNeeded(now: now)
     }
@@ -128,19 +130,19 @@ struct ConnectionPoolStateMachine {
         }
         if case .rejected(503, _, _) = result, connections[id] != nil {
             connections[id] = .draining
-            return [.drain(id: id), .finish([request], result), .scheduleDispatch]
+            return [.drain(id: id), .finish(request, result), .scheduleDispatch]
         }
-        return [.finish([request], result), .scheduleDispatch]
+        return [.finish(request, result), .scheduleDispatch]
     }
 
     /// The server refused `request` for its content (not for the connection's state): it
     /// fails for good, never sent again.
     mutating func refused(_ request: PendingRequest, because reason: String) -> [Action] {
-        [.finish([request], .failed(.refused(reason))), .scheduleDispatch]
+        [.finish(request, .failed(.refused(reason))), .scheduleDispatch]
     }
 
     mutating func timedOut(_ request: PendingRequest) -> [Action] {
-        [.finish([request], .failed(.timedOut)), .scheduleDispatch]
+        [.finish(request, .failed(.timedOut)), .scheduleDispatch]
     }
 
     /// Sends `request` again, unchanged (same apns-id and collapse id), unless it ran out of
@@ -160,11 +162,11 @@ struct ConnectionPoolStateMachine {
     ) -> [Action] {
         if countsAsAttempt { request.attempts += 1 }
         if phase != .running {
-            return [.finish([request], .failed(.shutdown))]
+            return [.finish(request, .failed(.shutdown))]
         } else if request.attempts >= limits.maxAttempts {
-            return [.finish([request], .failed(.connectionFailed("no answer after \(request.attempts) attempts: \(reason)")))]
+            return [.finish(request, .failed(.connectionFailed("no answer after \(request.attempts) attempts: \(reason)")))]
         } else if Self.isExpired(request.notification, wallNow: wallNow) {
-            return [.finish([request], .failed(.expired))]
+            return [.finish(request, .failed(.expired))]
         }
         request.queuedAt = now
         waiting.prepend(request)
@@ -267,9 +269,9 @@ struct ConnectionPoolStateMachine {
             return true
         }
         var actions: [Action] = []
-        if !expired.isEmpty { actions.append(.finish(expired, .failed(.expired))) }
+        if !expired.isEmpty { actions.append(.finishAll(expired, .failed(.expired))) }
         if !starved.isEmpty {
-            actions.append(.finish(starved, .failed(.connectionFailed("no usable connection: \(lastConnectError)"))))
+            actions.append(.finishAll(starved, .failed(.connectionFailed("no usable connection: \(lastConnectError)"))))
         }
         return actions
     }
@@ -297,7 +299,7 @@ struct ConnectionPoolStateMachine {
 
     private mutating func failAllWaiting(_ result: APNSResult) -> [Action] {
         let all = waiting.removeAll { _ in true }
-        return all.isEmpty ? [] : [.finish(all, result)]
+        return all.isEmpty ? [] : [.finishAll(all, result)]
     }
 
     /// Whether a retry would deliver the notification after it expired (0 means "now or never").

@@ -31,7 +31,8 @@ import Testing
         return actions.map { action in
             switch action {
             case let .send(requests, token): "send \(names(requests)) token=\(token ?? "-")"
-            case let .finish(requests, result): "finish \(names(requests)) \(result)"
+            case let .finish(request, result): "finish \(names([request])) \(result)"
+            case let .finishAll(requests, result): "finish \(names(requests)) \(result)"
             case .retried: "retried"
             case .scheduleDispatch: "dispatch"
             case let .scheduleDispatchAfter(seconds): "dispatch after \(String(format: "%.3f", seconds))"
