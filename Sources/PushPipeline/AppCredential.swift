@@ -43,29 +43,7 @@ struct AppCredential: Sendable {
     /// good) and wakes nobody: the chunks of the app's messages to this environment wait until
     /// a new credential is uploaded; the other environment's go on.
     func markBroken(reason: String, on connection: PostgresConnection) throws {
-        try connection.preparedQuery("pushrelay_credential_broken", Self.markBrokenSQL, [appID, environment, version, reason])
-    }
-
-    static let markBrokenSQL = """
-        UPDATE apns_credentials SET broken_at = now(), broken_reason = $4
-        WHERE app_id = $1 AND environment = $2 AND updated_at::text = $3 AND broken_at IS NULL
-        """
-
-    /// A condition true when the app's credential for the environment is broken (APNs refused
-    /// it): what a lease skips. `app` and `environment` are SQL expressions.
-    static func brokenSQL(app: String, environment: String) -> String {
-        "EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app) AND k.environment = \(environment) AND k.broken_at IS NOT NULL)"
-    }
-
-    /// `brokenSQL` for a `push_chunks` row named `chunks`: its message's environment. Written
-    /// so that it stays a filter of the lane's index scan: the message is only read for an app
-    /// that has a broken credential (a NOT EXISTS on the message's environment became a hash
-    /// anti-join that read every ready chunk's message, and sorted them).
-    static func brokenSQL(chunks: String) -> String {
-        """
-        (EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(chunks).app_id AND k.broken_at IS NOT NULL)
-         AND \(brokenSQL(app: "\(chunks).app_id", environment: "(SELECT km.environment FROM messages km WHERE km.id = \(chunks).message_id)")))
-        """
+        try connection.preparedQuery(LeaseStatements.markCredentialBroken, [appID, environment, version, reason])
     }
 }
 

@@ -2,9 +2,10 @@ import Foundation
 import PostgresStore
 import PushCore
 
-/// Cuts the next slice of a message's audience into push chunks: one statement that reads
-/// device ids by keyset (`d.id > cursor ORDER BY d.id LIMIT n`) and inserts them as chunks of
-/// `chunkSize`, so the audience never passes through memory.
+/// Cuts the next slice of a message's audience into push chunks: one statement
+/// (`AudienceStatements.makeChunks`) that reads device ids by keyset (`d.id > cursor ORDER BY
+/// d.id LIMIT n`) and inserts them as chunks of `chunkSize`, so the audience never passes
+/// through memory.
 struct ChunkMaker {
     var chunkSize: Int
 
@@ -34,55 +35,17 @@ struct ChunkMaker {
     /// With spreading, a chunk becomes available at `acceptedAt` plus the duration scaled by
     /// where its first device id lies in the app's id range: no count of the audience needed.
     func makeChunks(_ message: Message, after cursor: Int64, limit: Int, on connection: PostgresConnection) throws -> Slice {
-        let audience = AudienceQuery(message.audience, appID: message.appID, environment: message.environment, firstParameter: 1)
-        var parameters = audience.parameters
-        func bind(_ value: (any PostgresBindable)?) -> String {
-            parameters.append(value)
-            return "$\(parameters.count)"
-        }
-        var availableAt = "now()"
+        let audience = AudienceCondition(message.audience)
+        var parameters: [(any PostgresBindable)?] = [message.id, message.appID, message.environment, message.lane, chunkSize, cursor, limit]
         if message.spreadSeconds > 0 {
-            let range = try connection.query(
-                "SELECT min(id) AS lo, max(id) AS hi FROM devices WHERE app_id = $1 AND environment = $2 AND active",
-                [message.appID, message.environment])
+            let range = try connection.preparedQuery(AudienceStatements.deviceRange, [message.appID, message.environment])
             let low = range.first?["lo"].flatMap { Int64($0) } ?? 0
             let high = range.first?["hi"].flatMap { Int64($0) } ?? 0
-            availableAt = """
-                greatest(now(), to_timestamp(\(bind(message.acceptedAt))::bigint + \(bind(message.spreadSeconds))::float8
-                    * (g.ids[1] - \(bind(low))::bigint)::float8 / greatest(\(bind(high))::bigint - \(bind(low))::bigint, 1)::float8))
-                """
+            parameters += [message.acceptedAt, message.spreadSeconds, low, high]
         }
-        let sql = """
-            WITH \(sliceCTEs(audience.condition, after: cursor, limit: limit, bind: bind)), made AS (
-                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, available_at)
-                SELECT \(bind(message.id))::bigint, \(bind(message.appID))::bigint, \(bind(message.lane)), g.ids, \(availableAt)
-                FROM groups g
-                RETURNING cardinality(device_ids) AS n, device_ids[cardinality(device_ids)] AS last
-            )
-            SELECT coalesce(sum(n), 0) AS devices, count(*) AS chunks, max(last) AS last FROM made
-            """
-        let row = try connection.preparedQuery(byText: sql, parameters).first
+        let statement = (message.spreadSeconds > 0 ? AudienceStatements.makeSpreadChunks : AudienceStatements.makeChunks)[audience.shape]
+        let row = try connection.preparedQuery(statement, parameters + audience.lists).first
         return Slice(devices: try row?.int("devices") ?? 0, chunks: try row?.int("chunks") ?? 0,
                      lastDeviceID: row?["last"].flatMap { Int64($0) })
-    }
-
-    /// The CTEs `picked` (the next `limit` device ids of `condition` after `cursor`, by
-    /// keyset) and `groups` (a row per chunk: `ids`, ascending), their values placed by
-    /// `bind`. The chunks are slices of one array of the ids: half the time of numbering the
-    /// rows and grouping them (a window function and an aggregate per chunk; 230 against
-    /// 500 ms per 1,000,000 ids, measured alone).
-    func sliceCTEs(_ condition: String, after cursor: Int64, limit: Int, bind: ((any PostgresBindable)?) -> String) -> String {
-        let size = bind(chunkSize)
-        return """
-        picked AS (
-            SELECT d.id FROM devices d WHERE \(condition) AND d.id > \(bind(cursor))::bigint
-            ORDER BY d.id LIMIT \(bind(limit))::integer
-        ), sliced AS (
-            SELECT array_agg(id ORDER BY id) AS ids FROM picked
-        ), groups AS (
-            SELECT s.ids[g * \(size)::integer + 1 : (g + 1) * \(size)::integer] AS ids
-            FROM sliced s, generate_series(0, (cardinality(s.ids) - 1) / \(size)::integer) AS g
-        )
-        """
     }
 }

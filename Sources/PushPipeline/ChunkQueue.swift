@@ -32,47 +32,12 @@ struct ChunkQueue: Sendable {
     /// Targeted chunks go oldest first. Broadcast chunks go round-robin over apps: the next
     /// app id after `afterApp` first, then around, and within an app the oldest message first.
     func lease(_ lane: Lane, afterApp: Int64) async throws -> LeasedChunk? {
-        let rows = try await pool.preparedQuery("pushrelay_lease_\(lane.rawValue)", Self.leaseSQL(lane) + "\nRETURNING c.id, c.message_id, c.app_id, c.leases",
-                                                [owner, Double(leaseSeconds)] + (lane == .broadcast ? [afterApp] : []),
+        let rows = try await pool.preparedQuery(LeaseStatements.lease(lane), [owner, Double(leaseSeconds)] + (lane == .broadcast ? [afterApp] : []),
                                                 priority: lane == .broadcast ? .bulk : .normal)
-        guard let row = rows.first else { return nil }
-        return LeasedChunk(id: Int64(try row.int("id")), messageID: Int64(try row.int("message_id")),
+        // The targeted lane's rows also read the chunk's devices (`LeaseStatements.leasedRows`).
+        guard let row = rows.first(where: { $0["chunk_id"] != nil }) else { return nil }
+        return LeasedChunk(id: Int64(try row.int("chunk_id")), messageID: Int64(try row.int("message_id")),
                            appID: Int64(try row.int("app_id")), lane: lane, leases: try row.int("leases"))
-    }
-
-    /// The lease of `lane`'s next chunk, without its RETURNING: $1 the owner, $2 the lease in
-    /// seconds, $3 (broadcast) the app served last. The lane is written into the text, not
-    /// bound: a prepared statement's generic plan cannot match a bound lane to the partial
-    /// index of the broadcast lane, and sorted every ready chunk instead (~1,800 buffers a
-    /// lease in the middle of a 1,000,000-device broadcast). Targeted chunks go oldest
-    /// first. Broadcast chunks go round-robin over apps: the first ready chunk of an app after
-    /// `$3`, else from the first app, in (app, message, chunk) order; each is the first
-    /// unlocked entry of `push_chunks_ready_broadcast` (migration 0024), not a sort.
-    static func leaseSQL(_ lane: Lane) -> String {
-        let ready = """
-            p.state = 'ready' AND p.lane = '\(lane.rawValue)' AND p.available_at <= now()
-            AND NOT \(AppCredential.brokenSQL(chunks: "p"))
-            """
-        let set = """
-            UPDATE push_chunks c SET state = 'leased', lease_owner = $1,
-                   lease_expires_at = now() + make_interval(secs => $2), leases = c.leases + 1
-            """
-        switch lane {
-        case .targeted:
-            return """
-                \(set)
-                FROM (SELECT p.id FROM push_chunks p WHERE \(ready)
-                      ORDER BY p.available_at, p.id LIMIT 1 FOR UPDATE SKIP LOCKED) pick
-                WHERE c.id = pick.id
-                """
-        case .broadcast:
-            let next = "ORDER BY p.app_id, p.message_id, p.id LIMIT 1 FOR UPDATE SKIP LOCKED"
-            return """
-                \(set)
-                WHERE c.id = coalesce((SELECT p.id FROM push_chunks p WHERE \(ready) AND p.app_id > $3::bigint \(next)),
-                                      (SELECT p.id FROM push_chunks p WHERE \(ready) \(next)))
-                """
-        }
     }
 
     /// Gives a chunk back, to be leased again after `delay` (retries, a paused app).

@@ -20,58 +20,22 @@ struct LoadedChunk: Sendable {
 
     /// Reads a leased chunk: its message with the credential, then its devices.
     static func read(_ chunk: LeasedChunk, on connection: PostgresConnection) throws -> LoadedChunk {
-        guard let context = try connection.preparedQuery("pushrelay_chunk_context", contextSQL, [chunk.messageID]).first else {
+        guard let context = try connection.preparedQuery(LeaseStatements.chunkContext, [chunk.messageID]).first else {
             throw PostgresError.protocolViolation("chunk \(chunk.id) has no message")
         }
         let devices = try devices(of: chunk, environment: try context.string("environment"), on: connection)
         return try LoadedChunk(context: context, appID: chunk.appID, devices: devices)
     }
 
-    /// $1 the message: it, its app's key and its environment's credential.
-    static let contextSQL = """
-        SELECT \(contextColumns)
-        FROM messages m JOIN apps a ON a.id = m.app_id LEFT JOIN apns_credentials k ON k.app_id = m.app_id AND k.environment = m.environment
-        WHERE m.id = $1
-        """
-
     /// Leases the targeted lane's oldest ready chunk (whose credential is not broken) and reads
     /// it, in one statement: a single-user push costs one round trip between its NOTIFY and its
     /// send. nil when nothing is ready.
     static func leaseTargeted(owner: String, leaseSeconds: Int, on connection: PostgresConnection) throws -> (LeasedChunk, LoadedChunk)? {
-        let rows = try connection.preparedQuery("pushrelay_lease_targeted_loaded", leaseTargetedSQL, [owner, Double(leaseSeconds)])
+        let rows = try connection.preparedQuery(LeaseStatements.lease(.targeted), [owner, Double(leaseSeconds)])
         return try leased(from: Array(rows), on: connection)
     }
 
-    /// $1 the owner, $2 the lease in seconds.
-    static let leaseTargetedSQL = """
-        WITH leased AS (
-            \(ChunkQueue.leaseSQL(.targeted))
-            RETURNING c.id, c.message_id, c.app_id, c.leases, c.device_ids
-        )
-        \(leasedRowsSQL(leased: "leased", messages: "messages"))
-        """
-
-    /// Rows that read what a targeted chunk leased by the same statement needs: one for the
-    /// chunk with its message, its credential and the ids to send (`chunk_id` set), one per
-    /// device found (`chunk_id` NULL), so the message body is not repeated on every device's
-    /// row. `leased` names the lease's rows (id, message_id, app_id, leases, device_ids);
-    /// `messages` where the message is read: the table, or the rows the same statement
-    /// inserted it with. The ids are all the chunk's: `unrecorded` takes out, on a re-lease,
-    /// those that have an outcome.
-    static func leasedRowsSQL(leased: String, messages: String) -> String {
-        """
-        SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, \(contextColumns), l.device_ids AS ids,
-               NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge, NULL::text AS device_environment, NULL::boolean AS active
-        FROM \(leased) l JOIN \(messages) m ON m.id = l.message_id JOIN apps a ON a.id = l.app_id
-        LEFT JOIN apns_credentials k ON k.app_id = l.app_id AND k.environment = m.environment
-        UNION ALL
-        SELECT NULL, NULL, NULL, NULL, \(contextColumns.split(separator: ",").map { _ in "NULL" }.joined(separator: ", ")), NULL,
-               d.id, d.token, d.badge, d.environment, d.active
-        FROM \(leased) l JOIN devices d ON d.app_id = l.app_id AND d.id = ANY (l.device_ids)
-        """
-    }
-
-    /// The chunk read by `leasedRowsSQL`'s rows (other columns beside them are ignored); nil
+    /// The chunk read by `LeaseStatements.leasedRows`'s rows (other columns beside them are ignored); nil
     /// when nothing was leased. `connection` is only used for a re-leased chunk.
     static func leased(from rows: [PostgresRow], on connection: PostgresConnection) throws -> (LeasedChunk, LoadedChunk)? {
         guard let context = rows.first(where: { $0["chunk_id"] != nil }) else { return nil }
@@ -82,12 +46,6 @@ struct LoadedChunk: Sendable {
                                    environment: try context.string("environment"))
         return (chunk, try LoadedChunk(context: context, appID: chunk.appID, devices: devices))
     }
-
-    /// The message's and the credential's columns (`messages m`, `apps a`, `apns_credentials k`).
-    private static let contextColumns = """
-        m.state, m.body, m.environment, m.accepted_at, m.expires_at, m.collapse_id, k.app_id IS NOT NULL AS has_credential, a.app_key, \
-        k.auth, k.topic, k.key_id, k.team_id, k.sealed_secret, k.updated_at::text AS version, k.broken_at IS NOT NULL AS broken
-        """
 
     private init(context: PostgresRow, appID: Int64, devices: (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome])) throws {
         messageState = try context.value("state")
@@ -105,7 +63,7 @@ struct LoadedChunk: Sendable {
     /// without an outcome yet.
     static func devices(of chunk: LeasedChunk, environment: String, on connection: PostgresConnection) throws
         -> (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome]) {
-        let rows = Array(try connection.preparedQuery("pushrelay_chunk_devices", devicesSQL, [chunk.id]))
+        let rows = Array(try connection.preparedQuery(LeaseStatements.chunkDevices, [chunk.id]))
         // No row at all: the chunk is gone (its app was deleted), nothing to send.
         guard let ids = rows.first(where: { $0["ids"] != nil }) else { return ([], []) }
         return try classify(ids: try unrecorded(try ids.bigints("ids"), of: chunk, on: connection),
@@ -148,32 +106,6 @@ struct LoadedChunk: Sendable {
     /// the accepting statement's 1.26 in a new database, ~1 ms with a month of partitions).
     private static func unrecorded(_ ids: [Int64], of chunk: LeasedChunk, on connection: PostgresConnection) throws -> [Int64] {
         guard chunk.leases > 1 else { return ids }
-        return try connection.preparedQuery("pushrelay_chunk_unrecorded", """
-            SELECT i.id FROM unnest($2::bigint[]) WITH ORDINALITY AS i(id, n)
-            WHERE NOT \(DeliverySpans.recordedSQL(message: "$1::bigint", device: "i.id")) ORDER BY i.n
-            """, [chunk.messageID, SQLArray.bigint(ids)]).map { Int64(try $0.int("id")) }
+        return try connection.preparedQuery(LeaseStatements.chunkUnrecorded, [chunk.messageID, SQLArray.bigint(ids)]).map { Int64(try $0.int("id")) }
     }
-
-    /// A row with the chunk's ids still to send (`ids`), then a row per device of the app
-    /// among them or beside them (`id, token, badge, device_environment, active`).
-    ///
-    /// A chunk's ids are sorted. A dense one (a broadcast's, cut by keyset: its ids span less
-    /// than twice their number) is read as one range of the app's primary key, ~0.7 µs a
-    /// device less than a probe per id; a sparse one (scattered registration ids) probes.
-    private static let devicesSQL = """
-        WITH c AS MATERIALIZED (
-            SELECT message_id, app_id, leases, device_ids, device_ids[1] AS lo, device_ids[cardinality(device_ids)] AS hi,
-                   device_ids[cardinality(device_ids)] - device_ids[1] < 2 * cardinality(device_ids) AS dense
-            FROM push_chunks WHERE id = $1
-        )
-        SELECT c.device_ids AS ids, NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge,
-               NULL::text AS device_environment, NULL::boolean AS active
-        FROM c
-        UNION ALL
-        SELECT NULL, d.id, d.token, d.badge, d.environment, d.active
-        FROM c JOIN devices d ON d.app_id = c.app_id AND d.id BETWEEN c.lo AND c.hi WHERE c.dense
-        UNION ALL
-        SELECT NULL, d.id, d.token, d.badge, d.environment, d.active
-        FROM c JOIN devices d ON d.app_id = c.app_id AND d.id = ANY (c.device_ids) WHERE NOT c.dense
-        """
 }

@@ -96,109 +96,34 @@ public final class MessageStore: Sendable {
         let now = Int(Date().timeIntervalSince1970)
         let environment = request.options.apnsProduction ? "production" : "sandbox"
         let lane = request.audience.isTargeted ? "targeted" : "broadcast"
-        // One statement whatever the audience (each statement is a round trip before the push
-        // is answered and a worker wakes): the message row, and for iOS the audience check,
-        // a targeted push's chunks and the notification, all or nothing.
-        let audience = AudienceQuery(request.audience, appID: appID, environment: environment, firstParameter: 1)
-        var parameters = request.deliversToIOS ? audience.parameters : []
-        func bind(_ value: (any PostgresBindable)?) -> String {
-            parameters.append(value)
-            return "$\(parameters.count)"
-        }
         let bigPush = request.options.bigPushDuration * 60
         let overridden = try request.options.overrideMsgID.map { try Self.collapseID(of: $0, appID: appID, on: connection) }
         let collapseID = CollapseID.of(request.options, msgID: id, overridden: overridden)
-        let columns = "id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id"
-        let values = """
-            \(bind(id.rawValue))::bigint, \(bind(appID))::bigint, \(bind(request.cid))::text, \(bind(request.options.sendno))::integer,
-            \(bind(body))::text, \(bind(environment))::text, \(bind(lane))::text, \(bind(now))::bigint,
-            to_timestamp(\(bind(now + QueueDeadline.seconds(timeToLive: request.options.timeToLive)))::bigint),
-            CASE WHEN \(bind(bigPush))::integer > 0 THEN to_timestamp(\(bind(now + bigPush))::bigint) END,
-            \(bind(collapseID))::text
-            """
-        let sql: String
-        if !request.deliversToIOS {
-            // Accepted, nothing to deliver on this relay.
-            sql = """
-                WITH message AS (
-                    INSERT INTO messages (\(columns), state, finished_at) VALUES (\(values), 'done', now())
-                    ON CONFLICT (app_id, cid) DO NOTHING
-                    RETURNING id
-                )
-                SELECT 1 AS devices, (SELECT id FROM message) AS accepted_id
-                """
-        } else if !request.audience.isTargeted {
-            // Workers cut a broadcast into chunks; here only whether anyone is in it.
-            sql = """
-                WITH audience AS (
-                    SELECT count(*) AS devices FROM (SELECT 1 FROM devices d WHERE \(audience.condition) LIMIT 1) anyone
-                ), message AS (
-                    INSERT INTO messages (\(columns), state)
-                    SELECT \(values), 'resolving' FROM audience WHERE devices > 0
-                    ON CONFLICT (app_id, cid) DO NOTHING
-                    RETURNING id
-                ), notified AS (
-                    SELECT pg_notify(\(bind(PushChannel.name)), '') FROM message
-                )
-                SELECT (SELECT devices FROM audience) AS devices, (SELECT id FROM message) AS accepted_id, (SELECT count(*) FROM notified) AS notified
-                """
-        } else {
-            // A push naming devices is cut into chunks now (at most `inlineLimit` devices; the
-            // resolvers take the rest); none made means nobody matched. A worker is woken to
-            // lease them ("chunks"), or the resolvers to go on (""). With a `handoff`, a push of
-            // one chunk (whose environment's credential is not broken, as a lease requires) is
-            // leased to the local worker instead, and read for it: no NOTIFY.
-            let slice = chunkMaker.sliceCTEs(audience.condition, after: 0, limit: inlineLimit, bind: bind)
-            let limit = bind(inlineLimit)
-            let app = bind(appID)
-            let handoffCTEs = handoff.map { handoff in """
-                handed AS (
-                    SELECT m.id FROM message m
-                    WHERE m.state = 'sending' AND (SELECT count(*) FROM groups) = 1
-                      AND NOT \(AppCredential.brokenSQL(app: "\(app)::bigint", environment: "\(bind(environment))::text"))
-                ),
-                """ + """
-                made AS (
-                    INSERT INTO push_chunks (message_id, app_id, lane, device_ids, state, lease_owner, lease_expires_at, leases)
-                    SELECT m.id, \(app)::bigint, \(bind(lane))::text, g.ids, CASE WHEN h.id IS NULL THEN 'ready' ELSE 'leased' END,
-                           CASE WHEN h.id IS NOT NULL THEN \(bind(handoff.owner))::text END,
-                           CASE WHEN h.id IS NOT NULL THEN now() + make_interval(secs => \(bind(Double(handoff.leaseSeconds)))::float8) END,
-                           CASE WHEN h.id IS NULL THEN 0 ELSE 1 END
-                    FROM message m CROSS JOIN groups g LEFT JOIN handed h ON true
-                    RETURNING id, message_id, app_id, leases, device_ids, state
-                ), leased AS (
-                    SELECT id, message_id, app_id, leases, device_ids FROM made WHERE state = 'leased'
-                ),
-                """
+        // One statement whatever the audience (each statement is a round trip before the push
+        // is answered and a worker wakes): the message row, and for iOS the audience check,
+        // a targeted push's chunks and the notification, all or nothing.
+        let message: [(any PostgresBindable)?] = [
+            id.rawValue, appID, request.cid, request.options.sendno, body, environment, lane, now,
+            now + QueueDeadline.seconds(timeToLive: request.options.timeToLive), bigPush, now + bigPush, collapseID,
+        ]
+        let audience = AudienceCondition(request.audience)
+        let slice: [(any PostgresBindable)?] = [chunkMaker.chunkSize, Int64(0), inlineLimit]
+        let (statement, parameters): (SQLStatement, [(any PostgresBindable)?]) =
+            if !request.deliversToIOS {
+                // Accepted, nothing to deliver on this relay.
+                (AudienceStatements.acceptUndelivered, message)
+            } else if !request.audience.isTargeted {
+                // Workers cut a broadcast into chunks; here only whether anyone is in it.
+                (AudienceStatements.acceptBroadcast[audience.shape], message + audience.lists)
+            } else if let handoff {
+                // A push of one chunk is leased to the local worker, and read for it: no NOTIFY.
+                (AudienceStatements.acceptTargetedHandoff[audience.shape],
+                 message + slice + [handoff.owner, Double(handoff.leaseSeconds)] + audience.lists)
+            } else {
+                // Cut into chunks now (at most `inlineLimit` devices; the resolvers take the rest).
+                (AudienceStatements.acceptTargeted[audience.shape], message + slice + audience.lists)
             }
-            let made = handoffCTEs ?? """
-                made AS (
-                    INSERT INTO push_chunks (message_id, app_id, lane, device_ids)
-                    SELECT m.id, \(app)::bigint, \(bind(lane))::text, g.ids FROM message m, groups g
-                ),
-                """
-            let summary = "(SELECT devices FROM summary) AS devices, (SELECT id FROM message) AS accepted_id, (SELECT count(*) FROM notified) AS notified"
-            sql = """
-                WITH \(slice), summary AS (
-                    SELECT count(*) AS devices, max(id) AS last FROM picked
-                ), message AS (
-                    INSERT INTO messages (\(columns), state, target_count, resolve_cursor, chunks_pending)
-                    SELECT \(values), CASE WHEN s.devices < \(limit)::bigint THEN 'sending' ELSE 'resolving' END,
-                           s.devices, s.last, (SELECT count(*) FROM groups)
-                    FROM summary s WHERE s.devices > 0
-                    ON CONFLICT (app_id, cid) DO NOTHING
-                    RETURNING id, state\(handoff == nil ? "" : ", body, environment, accepted_at, expires_at, collapse_id")
-                ), \(made) notified AS (
-                    SELECT pg_notify(\(bind(PushChannel.name)), CASE WHEN m.state = 'sending' THEN \(bind(PushChannel.chunksReady))::text ELSE '' END)
-                    FROM message m\(handoff == nil ? "" : " WHERE NOT EXISTS (SELECT 1 FROM handed)")
-                )
-                \(handoff == nil ? "SELECT \(summary)" : """
-                    SELECT s.*, r.* FROM (SELECT \(summary)) s
-                    LEFT JOIN (\(LoadedChunk.leasedRowsSQL(leased: "leased", messages: "message"))) r ON true
-                    """)
-                """
-        }
-        let rows = Array(try connection.preparedQuery(byText: sql, parameters))
+        let rows = Array(try connection.preparedQuery(statement, parameters))
         let row = rows.first
         if row?["accepted_id"] != nil {
             return (Accepted(msgID: id, sendno: request.options.sendno, isNew: true), handoff == nil ? nil : try LoadedChunk.leased(from: rows, on: connection))
@@ -216,7 +141,7 @@ public final class MessageStore: Sendable {
     ///
     /// - Throws: 1003 when the app has no such message (JPush: not a valid override).
     private static func collapseID(of overridden: MessageID, appID: Int64, on connection: PostgresConnection) throws -> String {
-        guard let row = try connection.preparedQuery("pushrelay_overridden_message", overriddenSQL, [overridden.rawValue, appID]).first else {
+        guard let row = try connection.preparedQuery(AudienceStatements.overridden, [overridden.rawValue, appID]).first else {
             throw JPushError.illegalValue("options.override_msg_id: this app has no message \(overridden) to override")
         }
         if let stored = row["collapse_id"] { return stored }
@@ -225,11 +150,8 @@ public final class MessageStore: Sendable {
         return CollapseID.of(options, msgID: overridden, overridden: nil)
     }
 
-    /// $1 the overridden msg_id, $2 the app: never another app's message.
-    static let overriddenSQL = "SELECT collapse_id, body FROM messages WHERE id = $1 AND app_id = $2"
-
     private static func existing(appID: Int64, cid: String, on connection: PostgresConnection) throws -> Accepted? {
-        guard let row = try connection.preparedQuery(byText: "SELECT id, sendno FROM messages WHERE app_id = $1 AND cid = $2", [appID, cid]).first,
+        guard let row = try connection.preparedQuery(AudienceStatements.acceptedByCID, [appID, cid]).first,
               let id = MessageID(rawValue: Int64(try row.int("id")))
         else { return nil }
         return Accepted(msgID: id, sendno: try row.int("sendno"), isNew: false)

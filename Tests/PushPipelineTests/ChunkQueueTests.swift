@@ -41,7 +41,7 @@ import TestSupport
             try await pool.query("UPDATE push_chunks SET state = 'ready', lease_owner = NULL")
             // The plan a prepared statement settles on once it goes generic, as the pool's do.
             let plan = try await pool.withConnection { connection in
-                try connection.query("PREPARE lease_plan(text, float8, bigint) AS " + ChunkQueue.leaseSQL(.broadcast))
+                try connection.query("PREPARE lease_plan(text, float8, bigint) AS " + LeaseStatements.lease(.broadcast).text)
                 try connection.query("SET plan_cache_mode = force_generic_plan")
                 defer {
                     _ = try? connection.query("RESET plan_cache_mode")
@@ -101,7 +101,7 @@ import TestSupport
                     try connection.transaction { connection in
                         try connection.query("SET LOCAL enable_seqscan = off")
                         try connection.query("SET LOCAL plan_cache_mode = force_generic_plan")
-                        try connection.query("PREPARE lease_plan AS " + ChunkQueue.leaseSQL(lane))
+                        try connection.query("PREPARE lease_plan AS " + LeaseStatements.lease(lane).text)
                         defer { _ = try? connection.query("DEALLOCATE lease_plan") }
                         return try connection.query("EXPLAIN EXECUTE lease_plan\(arguments)").map { try $0.string("QUERY PLAN") }
                             .joined(separator: "\n")
@@ -113,7 +113,7 @@ import TestSupport
             }
             // Reading a chunk's message with its environment's credential, alone or in the
             // targeted lease's statement: the credential by its key.
-            for (name, sql) in [("context", LoadedChunk.contextSQL), ("targeted lease", LoadedChunk.leaseTargetedSQL)] {
+            for (name, sql) in [("context", LeaseStatements.chunkContext.text), ("targeted lease", LeaseStatements.lease(.targeted).text)] {
                 let plan = try await pool.withConnection { connection in
                     try connection.transaction { connection in
                         try connection.query("SET LOCAL enable_seqscan = off")
@@ -128,12 +128,12 @@ import TestSupport
                 #expect(!plan.contains("Seq Scan"), "\(name): \(plan)")
             }
             // Marking one environment's credential broken: by its key, and only that row.
-            let plan = try await pool.query("EXPLAIN " + AppCredential.markBrokenSQL, [app, "sandbox", "x", "r"])
+            let plan = try await pool.query("EXPLAIN " + LeaseStatements.markCredentialBroken.text, [app, "sandbox", "x", "r"])
                 .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
             #expect(plan.contains("apns_credentials_pkey"), "\(plan)")
             let version = try await pool.query("SELECT updated_at::text AS v FROM apns_credentials WHERE app_id = $1 AND environment = 'sandbox'",
                                                [app])[0].string("v")
-            try await pool.query(AppCredential.markBrokenSQL, [app, "sandbox", version, "BadCertificate"])
+            try await pool.query(LeaseStatements.markCredentialBroken.text, [app, "sandbox", version, "BadCertificate"])
             let states = try await pool.query("SELECT environment, broken_reason FROM apns_credentials WHERE app_id = $1 ORDER BY environment", [app])
             #expect(states.map { [$0["environment"], $0["broken_reason"]] } == [["production", nil], ["sandbox", "BadCertificate"]])
         }

@@ -70,7 +70,7 @@ import TestSupport
     @Test func theOverriddenMessageIsReadByItsPrimaryKey() async throws {
         try await TestDatabase.withMigratedPool { pool in
             let plan = try await pool.withConnection { connection in
-                try connection.query("PREPARE overridden_plan(bigint, bigint) AS " + MessageStore.overriddenSQL)
+                try connection.query("PREPARE overridden_plan(bigint, bigint) AS " + AudienceStatements.overridden.text)
                 try connection.query("SET plan_cache_mode = force_generic_plan")
                 defer {
                     _ = try? connection.query("RESET plan_cache_mode")

@@ -1,0 +1,58 @@
+import PostgresStore
+import PushCore
+
+/// Which lists an audience gives: the shape of the condition selecting its devices. Each
+/// statement that selects an audience has one text (and one prepared name) per shape.
+struct AudienceShape: OptionSet, Hashable, Sendable {
+    let rawValue: Int
+
+    static let tags = AudienceShape(rawValue: 1)
+    static let tagsAnd = AudienceShape(rawValue: 2)
+    static let tagsNot = AudienceShape(rawValue: 4)
+    static let aliases = AudienceShape(rawValue: 8)
+    static let registrationIDs = AudienceShape(rawValue: 16)
+
+    /// Every shape: `all` (no list) and each combination of lists.
+    static let every = (0..<32).map(AudienceShape.init(rawValue:))
+
+    /// Pushes naming devices (`Audience.isTargeted`).
+    var isTargeted: Bool { !isDisjoint(with: [.aliases, .registrationIDs]) }
+
+    /// The shape in a statement's name: `all`, or the lists given (`tag_and_not_alias_rid`).
+    var code: String {
+        let names: [(AudienceShape, String)] = [(.tags, "tag"), (.tagsAnd, "and"), (.tagsNot, "not"), (.aliases, "alias"), (.registrationIDs, "rid")]
+        let given = names.filter { contains($0.0) }.map(\.1)
+        return given.isEmpty ? "all" : given.joined(separator: "_")
+    }
+}
+
+/// What an audience binds in the statements that select its devices
+/// (`AudienceStatements.condition`): its shape, and the lists it gives.
+struct AudienceCondition {
+    var shape: AudienceShape = []
+    /// The given lists, in the order of the condition's placeholders.
+    var lists: [(any PostgresBindable)?] = []
+
+    init(_ audience: Audience) {
+        guard case .filter(let filter) = audience else { return }
+        func add(_ part: AudienceShape, _ values: [String]) {
+            guard !values.isEmpty else { return }
+            shape.insert(part)
+            lists.append(SQLArray.text(values))
+        }
+        add(.tags, filter.tags)
+        add(.tagsAnd, filter.tagsAnd)
+        add(.tagsNot, filter.tagsNot)
+        add(.aliases, filter.aliases)
+        // Ids that cannot be ours match nothing (as ids of another app do).
+        if !filter.registrationIDs.isEmpty {
+            shape.insert(.registrationIDs)
+            lists.append(SQLArray.text(filter.registrationIDs.filter(Self.isRegistrationID)))
+        }
+    }
+
+    /// Registration ids are 32 lowercase hex digits (a uuid without dashes).
+    static func isRegistrationID(_ raw: String) -> Bool {
+        raw.utf8.count == 32 && raw.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+}

@@ -1,0 +1,52 @@
+import PostgresStore
+@testable import PushPipeline
+import Testing
+import TestSupport
+
+/// Every variant of every statement family of the pipeline, prepared and explained against
+/// the test cluster: a statement added to a family's `all` is checked without a test of its
+/// own, and a variant that no longer prepares (a renamed column, a parameter whose type
+/// PostgreSQL cannot tell) fails here rather than on the first push of its shape.
+@Suite struct StatementPlanTests {
+    static let statements = AudienceStatements.all + LeaseStatements.all
+
+    @Test func eachNameGoesWithOneText() {
+        #expect(Set(Self.statements.map(\.name)).count == Self.statements.count)
+        #expect(Set(Self.statements.map(\.text)).count == Self.statements.count)
+    }
+
+    /// The plan a prepared statement settles on once it goes generic, as the pool's do, with
+    /// sequential scans off: a table read without an index shows as a `Seq Scan`.
+    @Test(arguments: statements) func explains(_ statement: SQLStatement) async throws {
+        let pool = try await SharedDatabase.shared.pool()
+        let plan = try await pool.withConnection { connection in
+            try connection.transaction { connection in
+                try connection.query("SET LOCAL enable_seqscan = off")
+                try connection.query("SET LOCAL plan_cache_mode = force_generic_plan")
+                try connection.query("PREPARE explained AS " + statement.text)
+                defer { _ = try? connection.query("DEALLOCATE explained") }
+                let count = try connection.query("SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = 'explained'")[0]
+                    .int("n")
+                let arguments = count == 0 ? "" : "(" + Array(repeating: "NULL", count: count).joined(separator: ", ") + ")"
+                return try connection.query("EXPLAIN EXECUTE explained" + arguments).map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+            }
+        }
+        #expect(!plan.isEmpty)
+        #expect(!plan.contains("Seq Scan"), "\(statement.name): \(plan)")
+    }
+}
+
+/// One migrated database for the statements' plans: explaining writes nothing.
+private actor SharedDatabase {
+    static let shared = SharedDatabase()
+    private var opened: PostgresPool?
+
+    func pool() async throws -> PostgresPool {
+        if let opened { return opened }
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: try await TestDatabase.fresh(), size: 2),
+                                logger: TestDatabase.quietLogger)
+        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
+        opened = pool
+        return pool
+    }
+}
