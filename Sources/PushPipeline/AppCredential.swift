@@ -6,7 +6,7 @@ import RelayCrypto
 
 /// An app's APNs credential for one environment as the workers need it: the topic, whether
 /// APNs refused it, and (unsealed only when a client must be built) the key or certificate.
-struct AppCredential: Sendable {
+struct AppCredential: Sendable, Equatable {
     var appID: Int64
     var appKey: String
     /// `sandbox` or `production`: each has its own credential (migration 0030).

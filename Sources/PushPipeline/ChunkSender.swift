@@ -5,13 +5,14 @@ import PushCore
 import RelayCore
 import Synchronization
 
-/// Sends one leased chunk: loads its devices that have no outcome yet, the message and the
-/// app's credential, sends each device's notification, and writes outcomes back after every
-/// round. Devices APNs asked to retry go again after a backoff, up to `roundsPerLease`
-/// rounds; then the chunk goes back to the queue with that delay (never past the message's
-/// expiration, when the rest are recorded `expired`). A retry round beyond the app's
-/// `RetryBudget` goes back to the queue at once, for as long as the budget says: one app's
-/// failing work does not hold the slots other apps' pushes need.
+/// Sends one leased chunk: the executor of its `ChunkLifecycle`. It loads the chunk's devices
+/// that have no outcome yet, the message and the app's credential, and performs what the
+/// lifecycle decides, each in turn: prepare the notification and the client, reserve the
+/// badges, send a round, write its outcomes, back off, pause the credential, give the chunk
+/// back to the queue.
+///
+/// The lifecycle's time comes from `clock`. The lease's heartbeat and the wait for a database
+/// that went away keep real time: the lease runs out on PostgreSQL's clock.
 struct ChunkSender: Sendable {
     let pool: PostgresPool
     let queue: ChunkQueue
@@ -20,12 +21,13 @@ struct ChunkSender: Sendable {
     let backoff: Backoff
     let roundsPerLease: Int
     let retryPacer: RetryPacer
+    let clock: any PipelineClock
     let logger: Logger
     let metrics: MetricsRegistry
     private let prepared = PreparedCache()
 
     init(pool: PostgresPool, queue: ChunkQueue, writer: OutcomeWriter, senders: SenderCache, backoff: Backoff,
-         roundsPerLease: Int, retryPacer: RetryPacer, logger: Logger, metrics: MetricsRegistry = .shared) {
+         roundsPerLease: Int, retryPacer: RetryPacer, clock: any PipelineClock, logger: Logger, metrics: MetricsRegistry = .shared) {
         self.metrics = metrics
         self.retryPacer = retryPacer
         self.pool = pool
@@ -34,7 +36,15 @@ struct ChunkSender: Sendable {
         self.senders = senders
         self.backoff = backoff
         self.roundsPerLease = roundsPerLease
+        self.clock = clock
         self.logger = logger
+    }
+
+    /// What a chunk's rounds are sent with.
+    struct Delivery: Sendable {
+        var notification: PreparedNotification
+        var sender: any NotificationSender
+        var appKey: String
     }
 
     /// Sends `chunk`; `loaded` is what was read with its lease, if it was (a targeted chunk's
@@ -60,6 +70,58 @@ struct ChunkSender: Sendable {
         }
     }
 
+    /// Performs the chunk's lifecycle, action after action, until it ends.
+    private func send(_ chunk: LeasedChunk, loaded: LoadedChunk?) async throws {
+        var chunk = chunk
+        let loaded = if let loaded { loaded } else { try await surviving(chunk) { try await load(chunk) } }
+        var lifecycle = ChunkLifecycle<Delivery>(roundsPerLease: roundsPerLease, backoff: backoff)
+        var action = lifecycle.loaded(loaded, now: clock.now)
+        while true {
+            switch action {
+            case .prepareDelivery(let credential, let environment):
+                action = lifecycle.deliveryPrepared(prepareDelivery(chunk, loaded: loaded, credential: credential, environment: environment))
+            case .reserveBadges(let targets, let delivery):
+                let reserved = try await surviving(chunk) {
+                    try await BadgeReservation.apply(delivery.notification.badge, to: targets, appID: chunk.appID, pool: pool,
+                                                     priority: chunk.priority)
+                }
+                action = lifecycle.badgesReserved(reserved, now: clock.now)
+            case .send(let round, let delivery):
+                action = lifecycle.answered(await sendRound(round, delivery: delivery, lane: chunk.lane))
+            case .record(let batch, let delivery):
+                let written = try await write(&chunk, batch)
+                count(written, retries: batch.retries, appKey: delivery.appKey)
+                action = lifecycle.written(written.messageState)
+            case .finish(let batch):
+                action = lifecycle.written(try await write(&chunk, batch).messageState)
+            case .takeRetryBudget:
+                action = lifecycle.retryBudgetTaken(overBudget: retryPacer.wait(app: chunk.appID, now: clock.instant),
+                                                    jitter: Double.random(in: 0...1), now: clock.now)
+            case .backOff(let delay):
+                try await clock.sleep(for: delay)
+                action = lifecycle.wokeUp(now: clock.now)
+            case .pauseCredential(let credential, let problem):
+                switch problem {
+                case .unusable(let error):
+                    logger.error("the app's APNs credential cannot be used; its deliveries to this environment pause", [
+                        "app_id": String(chunk.appID), "environment": credential.environment, "error": error,
+                    ])
+                case .refused(let reason):
+                    logger.error("APNs refused the app's credential; its deliveries to this environment pause until a new one is uploaded", [
+                        "app_id": String(chunk.appID), "environment": credential.environment, "reason": reason,
+                    ])
+                }
+                try await surviving(chunk) { try await markBroken(credential, reason: problem.reason) }
+                action = lifecycle.credentialPaused()
+            case .release(let delay):
+                try await surviving(chunk) { try await queue.release(chunk, after: delay) }
+                return
+            case .done:
+                return
+            }
+        }
+    }
+
     /// Runs a database step of the chunk, waiting out an outage (for up to a lease) instead
     /// of dropping the chunk: sent notifications whose outcomes were not written would be
     /// sent again, and a chunk dropped before sending would wait out its lease.
@@ -81,103 +143,27 @@ struct ChunkSender: Sendable {
         }
     }
 
-    /// Writes outcomes of `chunk`, and counts the write in it once it succeeded.
-    private func write(_ chunk: inout LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date,
-                       chunkComplete: Bool) async throws -> OutcomeWriter.Written {
+    /// Writes a batch of `chunk`'s outcomes, and counts the write in it once it succeeded.
+    private func write(_ chunk: inout LeasedChunk, _ batch: ChunkLifecycle<Delivery>.Batch) async throws -> OutcomeWriter.Written {
         let leased = chunk
         let written = try await surviving(leased) {
-            try await writer.write(leased, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete)
+            try await writer.write(leased, outcomes: batch.outcomes, retries: batch.retries, sentAt: batch.sentAt,
+                                   chunkComplete: batch.chunkComplete)
         }
         chunk.writes += 1
         return written
     }
 
-    private func send(_ chunk: LeasedChunk, loaded: LoadedChunk?) async throws {
-        var chunk = chunk
-        let loaded = if let loaded { loaded } else { try await surviving(chunk) { try await load(chunk) } }
-        let now = Date()
-        guard loaded.messageState.isSending else {
-            // Withdrawn (or already finished): what is not sent now never will be.
-            _ = try await write(&chunk, outcomes: [], retries: 0, sentAt: now, chunkComplete: true)
-            return
-        }
-        var early = loaded.unsendable
-        func finishAll(_ outcome: DeliveryOutcome, _ reason: String) -> [ChunkRun.Outcome] {
-            early + loaded.targets.map { ChunkRun.Outcome(deviceID: $0.deviceID, outcome: outcome, reason: reason, attempts: 0) }
-        }
-        guard loaded.expiresAt > now else {
-            _ = try await write(&chunk, outcomes: finishAll(.expired, "Expired"), retries: 0, sentAt: now, chunkComplete: true)
-            return
-        }
-        guard let credential = loaded.credential else {
-            _ = try await write(&chunk, outcomes: finishAll(.failed, "NoCredentials"), retries: 0, sentAt: now, chunkComplete: true)
-            return
-        }
-        guard !credential.isBroken else {
-            // Leased just before the credential broke: it waits with the environment's other chunks.
-            try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
-            return
-        }
-        guard let notification = preparedNotification(chunk, loaded: loaded, topic: credential.topic) else {
-            _ = try await write(&chunk, outcomes: finishAll(.failed, "InvalidBody"), retries: 0, sentAt: now, chunkComplete: true)
-            return
-        }
-        let sender: any NotificationSender
+    /// The message's notification for the credential's topic, and the client of the
+    /// credential in the chunk's environment.
+    private func prepareDelivery(_ chunk: LeasedChunk, loaded: LoadedChunk, credential: AppCredential,
+                                 environment: String) -> ChunkLifecycle<Delivery>.Prepared {
+        guard let notification = preparedNotification(chunk, loaded: loaded, topic: credential.topic) else { return .invalidBody }
         do {
-            sender = try senders.sender(for: credential, environment: loaded.environment)
+            let sender = try senders.sender(for: credential, environment: environment)
+            return .ready(Delivery(notification: notification, sender: sender, appKey: credential.appKey))
         } catch {
-            logger.error("the app's APNs credential cannot be used; its deliveries to this environment pause", [
-                "app_id": String(chunk.appID), "environment": credential.environment, "error": "\(error)",
-            ])
-            try await surviving(chunk) { try await markBroken(credential, reason: "CredentialUnusable") }
-            try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
-            return
-        }
-
-        // A badge change is stored for every target now, atomically, before anything is sent:
-        // two pushes to one device, or a reset through the device API, never lose an update.
-        let targets = try await surviving(chunk) {
-            try await BadgeReservation.apply(notification.badge, to: loaded.targets, appID: chunk.appID, pool: pool,
-                                             priority: chunk.priority)
-        }
-        var run = ChunkRun(targets: targets)
-        var rounds = 0
-        while true {
-            if Date() >= loaded.expiresAt { run.finishWaiting(as: .expired, reason: "Expired") }
-            let round = run.nextRound()
-            let sentAt = Date()
-            let results = await sendRound(round, notification: notification, sender: sender, lane: chunk.lane,
-                                          appKey: credential.appKey)
-            for (target, step) in results { run.record(target, step: step) }
-            let (outcomes, retries) = run.takeOutcomes()
-            let broken = run.brokenCredential
-            let written = try await write(&chunk, outcomes: early + outcomes, retries: retries, sentAt: sentAt,
-                                          chunkComplete: run.isComplete && broken == nil)
-            count(written, retries: retries, appKey: credential.appKey)
-            early = []
-            if written.messageState == .withdrawn {
-                _ = try await write(&chunk, outcomes: [], retries: 0, sentAt: sentAt, chunkComplete: true)
-                return
-            }
-            if let broken {
-                logger.error("APNs refused the app's credential; its deliveries to this environment pause until a new one is uploaded", [
-                    "app_id": String(chunk.appID), "environment": credential.environment, "reason": broken,
-                ])
-                try await surviving(chunk) { try await markBroken(credential, reason: broken) }
-                try await surviving(chunk) { try await queue.release(chunk, after: .zero) }
-                return
-            }
-            if run.isComplete { return }
-            rounds += 1
-            let overBudget = retryPacer.wait(app: chunk.appID)
-            let delay = max(backoff.delay(retry: rounds, jitter: Double.random(in: 0...1)), overBudget)
-            let untilExpiry = Duration.milliseconds(Int64(saturating: max(loaded.expiresAt.timeIntervalSinceNow, 0) * 1000))
-            if overBudget > .zero || (rounds >= roundsPerLease && delay < untilExpiry) {
-                // Back at the expiration at the latest, to record the rest `expired` then.
-                try await surviving(chunk) { try await queue.release(chunk, after: min(delay, untilExpiry)) }
-                return
-            }
-            try await Task.sleep(for: min(delay, untilExpiry))
+            return .senderUnusable("\(error)")
         }
     }
 
@@ -196,17 +182,16 @@ struct ChunkSender: Sendable {
     /// Sends a round's notifications as one batch (the client bounds what is in flight) and
     /// pairs each result with its target. The targeted lane's go ahead of the broadcasts'
     /// waiting in the same client (the same app's).
-    private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender,
-                           lane: Lane, appKey: String) async -> [(ChunkRun.Target, DeliveryStep)] {
-        let app = metrics.bounded("app_key", appKey)
+    private func sendRound(_ targets: [ChunkRun.Target], delivery: Delivery, lane: Lane) async -> [(ChunkRun.Target, DeliveryStep)] {
+        let app = metrics.bounded("app_key", delivery.appKey)
         let notifications = targets.map { target in
-            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge)
+            let built = delivery.notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge)
             return APNSNotification(
                 deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
                 priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
                 collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
         }
-        let results = await sender.send(notifications, urgent: lane == .targeted)
+        let results = await delivery.sender.send(notifications, urgent: lane == .targeted)
         // Counted per kind of answer, not per device: a round is mostly one kind.
         var accepted = 0
         var answers: [APNSResponseLabels.Answer: Int] = [:]

@@ -46,7 +46,10 @@ struct LoadedChunk: Sendable {
                                    environment: try context.string("environment"))
         return (chunk, try LoadedChunk(context: context, appID: chunk.appID, devices: devices))
     }
+}
 
+// The reading, in an extension: the memberwise initializer stays (tests build chunks with it).
+extension LoadedChunk {
     private init(context: PostgresRow, appID: Int64, devices: (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome])) throws {
         messageState = try context.value("state")
         body = try context.string("body")

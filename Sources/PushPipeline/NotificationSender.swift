@@ -1,4 +1,6 @@
 import APNSClient
+import RelayCore
+import RelayCrypto
 
 /// What the pipeline needs from an APNs connection: send a round's notifications, get each
 /// one's result in the same order; `urgent` ones (the targeted lane's) go out before the
@@ -28,4 +30,20 @@ struct APNSClientSender: NotificationSender {
     }
 
     var statistics: APNSClientStatistics? { client.statistics }
+}
+
+extension APNSClientSender {
+    /// Builds an APNs client per credential, to the configured endpoints, with the secret
+    /// opened by `box`.
+    static func make(configuration: PipelineConfiguration, box: SecretBox, logger: Logger) -> SenderCache.MakeSender {
+        { credential, environment in
+            var clientConfiguration = try APNSClientConfiguration(
+                endpoint: configuration.url(for: environment), authentication: credential.authentication(box: box),
+                caFile: configuration.caFile)
+            clientConfiguration.maxConnections = configuration.apnsConnections
+            clientConfiguration.maxInFlight = configuration.apnsMaxInFlight
+            return APNSClientSender(client: try APNSClient(
+                configuration: clientConfiguration, logger: logger.with(["app_key": credential.appKey, "environment": environment])))
+        }
+    }
 }

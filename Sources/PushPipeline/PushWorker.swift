@@ -1,3 +1,4 @@
+import APNSClient
 import Foundation
 import PostgresStore
 import RelayCore
@@ -29,6 +30,7 @@ public final class PushWorker: Sendable {
     private let scheduler: Mutex<LaneScheduler>
     private let stopping = Atomic<Bool>(false)
     private let running = Mutex<[Int64: Task<Void, Never>]>([:])
+    private let clock: any PipelineClock
     private let metrics: MetricsRegistry
     /// This worker's scrape-time collector in `metrics`.
     private let collectorKey: String
@@ -36,24 +38,34 @@ public final class PushWorker: Sendable {
     /// - Parameters:
     ///   - connectionString: for the LISTEN connection (the pool's database).
     ///   - metrics: where outcomes, APNs answers and the APNs clients' state are counted.
-    public init(pool: PostgresPool, connectionString: String, secretBox: SecretBox, configuration: PipelineConfiguration,
-                logger: Logger, metrics: MetricsRegistry = .shared) {
+    ///   - clock: the chunks' time (expiry, backoff, the retry budget) and the leasing loops'.
+    public convenience init(pool: PostgresPool, connectionString: String, secretBox: SecretBox, configuration: PipelineConfiguration,
+                            logger: Logger, metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock()) {
+        self.init(pool: pool, connectionString: connectionString, configuration: configuration, logger: logger, metrics: metrics,
+                  clock: clock, makeSender: APNSClientSender.make(configuration: configuration, box: secretBox,
+                                                                  logger: logger.with(["component": "worker"])))
+    }
+
+    /// - Parameter makeSender: builds the client of each app's credential (APNs clients, or fakes in tests).
+    init(pool: PostgresPool, connectionString: String, configuration: PipelineConfiguration, logger: Logger,
+         metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock(), makeSender: @escaping SenderCache.MakeSender) {
         let owner = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let logger = logger.with(["component": "worker"])
         self.pool = pool
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        self.clock = clock
         collectorKey = "apns-clients-\(owner)"
         queue = ChunkQueue(pool: pool, owner: owner, leaseSeconds: configuration.leaseSeconds)
         let chunkMaker = ChunkMaker(chunkSize: configuration.chunkSize)
         resolver = AudienceResolver(pool: pool, chunkMaker: chunkMaker, sliceSize: configuration.chunkSize * 20)
-        senders = SenderCache(configuration: configuration, box: secretBox, logger: logger)
+        senders = SenderCache(makeSender: makeSender)
         chunkSender = ChunkSender(
             pool: pool, queue: queue, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
             backoff: Backoff(), roundsPerLease: 4,
             retryPacer: RetryPacer(RetryBudget(rate: configuration.retryRounds, burst: configuration.retryRounds)),
-            logger: logger, metrics: metrics)
+            clock: clock, logger: logger, metrics: metrics)
         scheduler = Mutex(LaneScheduler(broadcastSlots: configuration.slots, targetedSlots: configuration.targetedSlots))
         let (targetedWake, broadcastWake, resolveWake) = (targetedWake, broadcastWake, resolveWake)
         listener = NotificationListener(connectionString: connectionString, logger: logger) { payloads in
@@ -123,11 +135,11 @@ public final class PushWorker: Sendable {
     /// Leases `lane`'s chunks while it has free slots, then waits for `wake` (or the poll
     /// interval). The broadcast loop also takes back, once a second, chunks whose lease ran out.
     private func leaseLoop(_ lane: Lane, wake: WakeSignal) async {
-        var lastReclaim = ContinuousClock.now - .seconds(60)
+        var lastReclaim = clock.instant - .seconds(60)
         while !isStopping {
             do {
-                if lane == .broadcast && ContinuousClock.now - lastReclaim > .seconds(1) {
-                    lastReclaim = ContinuousClock.now
+                if lane == .broadcast && clock.instant - lastReclaim > .seconds(1) {
+                    lastReclaim = clock.instant
                     if try await queue.reclaimExpired() > 0 {
                         logger.info("took back chunks whose lease ran out")
                         targetedWake.signal()

@@ -63,8 +63,8 @@ final class RetryPacer: Sendable {
         self.budget = Mutex(budget)
     }
 
-    /// How long the next retry round of `app` must wait beyond its backoff; zero within budget.
-    func wait(app: Int64) -> Duration {
-        budget.withLock { $0.take(app: app, now: .now) }
+    /// How long the next retry round of `app`, due `now`, must wait beyond its backoff; zero within budget.
+    func wait(app: Int64, now: ContinuousClock.Instant) -> Duration {
+        budget.withLock { $0.take(app: app, now: now) }
     }
 }

@@ -1,7 +1,5 @@
 import APNSClient
 import Foundation
-import RelayCore
-import RelayCrypto
 import Synchronization
 
 /// One APNs client per (app, environment), built on first use and rebuilt when the app's
@@ -17,15 +15,16 @@ final class SenderCache: Sendable {
         var sender: any NotificationSender
     }
 
-    private let configuration: PipelineConfiguration
-    private let box: SecretBox
-    private let logger: Logger
+    /// Builds the client of a credential in an environment (`APNSClientSender.make`; a fake in tests).
+    ///
+    /// - Throws: when the credential cannot make a client (bad key or certificate).
+    typealias MakeSender = @Sendable (_ credential: AppCredential, _ environment: String) throws -> any NotificationSender
+
+    private let makeSender: MakeSender
     private let entries = Mutex<[Key: Entry]>([:])
 
-    init(configuration: PipelineConfiguration, box: SecretBox, logger: Logger) {
-        self.configuration = configuration
-        self.box = box
-        self.logger = logger
+    init(makeSender: @escaping MakeSender) {
+        self.makeSender = makeSender
     }
 
     /// The sender for the app's credential in this environment.
@@ -38,23 +37,13 @@ final class SenderCache: Sendable {
         // must not build two clients.
         let sender = try entries.withLock { entries throws -> any NotificationSender in
             if let entry = entries[key], entry.version == credential.version { return entry.sender }
-            let sender = try makeSender(for: credential, environment: environment)
+            let sender = try makeSender(credential, environment)
             replaced = entries[key]?.sender
             entries[key] = Entry(version: credential.version, sender: sender)
             return sender
         }
         if let replaced { Task { await replaced.shutdown() } }
         return sender
-    }
-
-    private func makeSender(for credential: AppCredential, environment: String) throws -> any NotificationSender {
-        var clientConfiguration = try APNSClientConfiguration(
-            endpoint: configuration.url(for: environment), authentication: credential.authentication(box: box),
-            caFile: configuration.caFile)
-        clientConfiguration.maxConnections = configuration.apnsConnections
-        clientConfiguration.maxInFlight = configuration.apnsMaxInFlight
-        return APNSClientSender(client: try APNSClient(
-            configuration: clientConfiguration, logger: logger.with(["app_key": credential.appKey, "environment": environment])))
     }
 
     /// The counters of every client alive now.

@@ -1,3 +1,4 @@
+import APNSClient
 import APNSSimulator
 import Foundation
 #if canImport(FoundationNetworking)
@@ -64,11 +65,13 @@ final class PipelineHarness: Sendable {
     /// - Parameters:
     ///   - worker: false leaves the worker out (a test starts its own, or a process).
     ///   - database: a database to use (one a test stops and starts); a fresh one when nil.
+    ///   - clock: the worker's (`SkippingClock`: backoffs take no time).
     static func start(
         simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
         tune: (inout PipelineConfiguration) -> Void = { _ in },
         worker startWorker: Bool = true,
         database: String? = nil,
+        clock: any PipelineClock = SystemClock(),
         logger: Logger = TestDatabase.quietLogger
     ) async throws -> PipelineHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pipeline-\(UUID().uuidString)")
@@ -103,7 +106,8 @@ final class PipelineHarness: Sendable {
         tune(&pipeline)
 
         // As `serve` with every role: the API hands targeted chunks to the worker beside it.
-        let worker = startWorker ? PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: logger) : nil
+        let worker = startWorker ? PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: logger,
+                                              clock: clock) : nil
         var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken, logger: logger)
         dependencies.chunkSize = pipeline.chunkSize
         dependencies.worker = worker
@@ -122,10 +126,11 @@ final class PipelineHarness: Sendable {
     static func with(
         simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
         tune: (inout PipelineConfiguration) -> Void = { _ in },
+        clock: any PipelineClock = SystemClock(),
         logger: Logger = TestDatabase.quietLogger,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
-        let harness = try await start(simulate: simulate, tune: tune, logger: logger)
+        let harness = try await start(simulate: simulate, tune: tune, clock: clock, logger: logger)
         do {
             try await body(harness)
         } catch {
