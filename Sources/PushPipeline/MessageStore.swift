@@ -12,7 +12,7 @@ import Synchronization
 /// of their small audience and the NOTIFY, so a worker woken by it sends at once. Broadcasts
 /// and tag pushes are left `resolving`, for workers to cut into chunks.
 ///
-/// On a node that also sends (`worker`), a targeted push of one chunk skips the NOTIFY: the
+/// On a node that also sends (`handoffs`: its worker), a targeted push of one chunk skips the NOTIFY: the
 /// accepting statement leases the chunk to that worker and reads what it needs, and the
 /// worker sends it as soon as the statement returns.
 public final class MessageStore: Sendable {
@@ -23,13 +23,14 @@ public final class MessageStore: Sendable {
     /// (aliases shared by very many devices) is left to the workers.
     private let inlineLimit: Int
     /// The worker of this process, if it runs one.
-    private let worker: PushWorker?
+    private let handoffs: (any HandoffReceiver)?
 
-    public init(pool: PostgresPool, chunkSize: Int = PipelineConfiguration.defaultChunkSize, inlineLimit: Int = 20_000, worker: PushWorker? = nil) {
+    public init(pool: PostgresPool, chunkSize: Int = PipelineConfiguration.defaultChunkSize, inlineLimit: Int = 20_000,
+                handoffs: (any HandoffReceiver)? = nil) {
         self.pool = pool
         chunkMaker = ChunkMaker(chunkSize: chunkSize)
         self.inlineLimit = inlineLimit
-        self.worker = worker
+        self.handoffs = handoffs
     }
 
     /// A fresh msg_id (also the placeholder `/v3/push/validate` answers with).
@@ -55,7 +56,7 @@ public final class MessageStore: Sendable {
     ///   `PostgresError` when the database fails.
     public func accept(appID: Int64, request: PushRequest, body: [UInt8]) async throws -> Accepted {
         let bodyText = String(decoding: body, as: UTF8.self)
-        let handoff = request.deliversToIOS && request.audience.isTargeted ? worker?.reserveHandoff() : nil
+        let handoff = request.deliversToIOS && request.audience.isTargeted ? handoffs?.reserveHandoff() : nil
         // The reserved slot gets the chunk as soon as the statement returns, on the pool's
         // thread (sending does not wait for this task to resume), or is given back here when
         // nothing was leased or the statement failed.
@@ -90,7 +91,7 @@ public final class MessageStore: Sendable {
 
     /// - Parameter handoff: a local worker's reserved slot, to lease a single-chunk targeted
     ///   push's chunk to (returned with what it needs to be sent).
-    private func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, handoff: PushWorker.Handoff?,
+    private func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, handoff: Handoff?,
                         on connection: PostgresConnection) throws -> (accepted: Accepted, handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
         if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
         let now = Int(Date().timeIntervalSince1970)

@@ -13,7 +13,7 @@ import Synchronization
 /// the targeted loop), when a chunk finishes, and every `pollInterval` as a fallback; the
 /// broadcast loop also takes back chunks whose lease ran out (a dead worker's). `run()`
 /// returns after `stop()`, once every chunk in hand is finished.
-public final class PushWorker: Sendable {
+public final class PushWorker: HandoffReceiver {
     private let pool: PostgresPool
     private let configuration: PipelineConfiguration
     private let logger: Logger
@@ -204,43 +204,19 @@ public final class PushWorker: Sendable {
     // MARK: Hand-off from the API in the same process
 
     /// The lease a push's accepting statement may give this worker (`MessageStore`): a
-    /// targeted slot is taken first, so the chunk starts the moment the push is stored, with
-    /// no NOTIFY, wake-up and lease between. nil when every slot is busy or the worker stops.
-    func reserveHandoff() -> Handoff? {
+    /// targeted slot is taken first, so the chunk starts the moment the push is stored.
+    /// The reserved slot's chunk, leased to this worker and read by the accepting statement,
+    /// is sent at once; `nil` (nothing was leased: nobody matched, a shared cid, a broken
+    /// credential) gives the slot back.
+    public func reserveHandoff() -> Handoff? {
         guard !isStopping, scheduler.withLock({ $0.reserve(.targeted) }) else { return nil }
-        return Handoff(worker: self)
-    }
-
-    /// The reserved slot's chunk, leased to this worker and read by the accepting statement:
-    /// sent now. `nil` (nothing was leased: nobody matched, a shared cid, a broken credential)
-    /// gives the slot back.
-    fileprivate func take(_ handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
-        guard let handed else {
-            scheduler.withLock { $0.finished(.targeted) }
-            targetedWake.signal()
-            return
-        }
-        start(handed.chunk, loaded: handed.loaded)
-    }
-
-    /// A reserved targeted slot: what the accepting statement leases a chunk to, and the way
-    /// the chunk (or nothing) comes back to the worker, exactly once.
-    final class Handoff: Sendable {
-        let owner: String
-        let leaseSeconds: Int
-        private let worker: PushWorker
-        private let settled = Atomic<Bool>(false)
-
-        fileprivate init(worker: PushWorker) {
-            owner = worker.queue.owner
-            leaseSeconds = worker.queue.leaseSeconds
-            self.worker = worker
-        }
-
-        /// Starts the leased chunk, or gives the slot back (`nil`); later calls do nothing.
-        func settle(_ handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
-            guard !settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            worker.take(handed)
+        return Handoff(owner: queue.owner, leaseSeconds: queue.leaseSeconds) { [self] handed in
+            guard let handed else {
+                scheduler.withLock { $0.finished(.targeted) }
+                targetedWake.signal()
+                return
+            }
+            start(handed.chunk, loaded: handed.loaded)
         }
     }
 }

@@ -32,7 +32,7 @@ public struct RelayAPIDependencies: Sendable {
     public var servesTLS = false
     /// The worker of this process (role `all`): a targeted push of one chunk is leased to it
     /// as it is accepted, skipping the NOTIFY and the lease (`MessageStore`).
-    public var worker: PushWorker?
+    public var worker: (any HandoffReceiver)?
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -89,7 +89,7 @@ struct RouteContext: Sendable {
         credentials = CredentialRepository(pool: dependencies.pool, box: dependencies.secretBox)
         admin = AdminAuthorizer(token: dependencies.adminToken)
         slowWork = SlowWork()
-        messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize, worker: dependencies.worker)
+        messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize, handoffs: dependencies.worker)
         rateLimiter = RateLimiter(settings: dependencies.rateLimits, clock: dependencies.clock)
         authenticationGate = AuthenticationGate(limiter: rateLimiter, resolver: ClientAddressResolver(trustedProxies: dependencies.trustedProxies),
                                                 tokenFailureDelay: dependencies.rateLimits.tokenFailureDelay)

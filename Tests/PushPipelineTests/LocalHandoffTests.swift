@@ -14,7 +14,7 @@ import TestSupport
         // The worker's leasing loops never run: only the hand-off sends.
         let worker = PushWorker(pool: relay.pool, connectionString: relay.databaseURL, secretBox: relay.secretBox,
                                 configuration: relay.pipeline, logger: TestDatabase.quietLogger)
-        let store = MessageStore(pool: relay.pool, chunkSize: 2, worker: worker)
+        let store = MessageStore(pool: relay.pool, chunkSize: 2, handoffs: worker)
         do {
             let app = try await relay.createApp()
             let tokens = try await relay.insertDevices(app, count: 4, prefix: "c1")
