@@ -101,17 +101,7 @@ struct ChunkSender: Sendable {
                 try await clock.sleep(for: delay)
                 action = lifecycle.wokeUp(now: clock.now)
             case .pauseCredential(let credential, let problem):
-                switch problem {
-                case .unusable(let error):
-                    logger.error("the app's APNs credential cannot be used; its deliveries to this environment pause", [
-                        "app_id": String(chunk.appID), "environment": credential.environment, "error": error,
-                    ])
-                case .refused(let reason):
-                    logger.error("APNs refused the app's credential; its deliveries to this environment pause until a new one is uploaded", [
-                        "app_id": String(chunk.appID), "environment": credential.environment, "reason": reason,
-                    ])
-                }
-                try await surviving(chunk) { try await markBroken(credential, reason: problem.reason) }
+                try await pause(credential, problem, chunk: chunk)
                 action = lifecycle.credentialPaused()
             case .release(let delay):
                 try await surviving(chunk) { try await queue.release(chunk, after: delay) }
@@ -167,6 +157,19 @@ struct ChunkSender: Sendable {
         }
     }
 
+    /// The message's notification for `topic`, built once per message (`PreparedCache`); nil when
+    /// the stored body makes none.
+    private func preparedNotification(_ chunk: LeasedChunk, loaded: LoadedChunk, topic: String) -> PreparedNotification? {
+        if let cached = prepared.get(messageID: chunk.messageID, topic: topic) { return cached }
+        guard let msgID = MessageID(rawValue: chunk.messageID),
+              let request = try? PushRequest.parse(Array(loaded.body.utf8)),
+              let notification = try? APNSPayloadBuilder.prepare(request, msgID: msgID, topic: topic, acceptedAt: loaded.acceptedAt,
+                                                                 collapseID: loaded.collapseID)
+        else { return nil }
+        prepared.put(notification, messageID: chunk.messageID, topic: topic)
+        return notification
+    }
+
     /// Adds a written batch to the metrics: outcomes, dead tokens and retries of the app.
     private func count(_ written: OutcomeWriter.Written, retries: Int, appKey: String) {
         let app = metrics.bounded("app_key", appKey)
@@ -206,20 +209,21 @@ struct ChunkSender: Sendable {
         return steps
     }
 
-    private func preparedNotification(_ chunk: LeasedChunk, loaded: LoadedChunk, topic: String) -> PreparedNotification? {
-        if let cached = prepared.get(messageID: chunk.messageID, topic: topic) { return cached }
-        guard let msgID = MessageID(rawValue: chunk.messageID),
-              let request = try? PushRequest.parse(Array(loaded.body.utf8)),
-              let notification = try? APNSPayloadBuilder.prepare(request, msgID: msgID, topic: topic, acceptedAt: loaded.acceptedAt,
-                                                                 collapseID: loaded.collapseID)
-        else { return nil }
-        prepared.put(notification, messageID: chunk.messageID, topic: topic)
-        return notification
-    }
-
-    private func markBroken(_ credential: AppCredential, reason: String) async throws {
-        try await pool.withConnection { connection in
-            try credential.markBroken(reason: reason, on: connection)
+    /// Marks the credential broken: the chunks of its app and environment wait for a new one.
+    private func pause(_ credential: AppCredential, _ problem: ChunkLifecycle<Delivery>.CredentialProblem,
+                       chunk: LeasedChunk) async throws {
+        switch problem {
+        case .unusable(let error):
+            logger.error("the app's APNs credential cannot be used; its deliveries to this environment pause", [
+                "app_id": String(chunk.appID), "environment": credential.environment, "error": error,
+            ])
+        case .refused(let reason):
+            logger.error("APNs refused the app's credential; its deliveries to this environment pause until a new one is uploaded", [
+                "app_id": String(chunk.appID), "environment": credential.environment, "reason": reason,
+            ])
+        }
+        try await surviving(chunk) {
+            try await pool.withConnection { connection in try credential.markBroken(reason: problem.reason, on: connection) }
         }
     }
 

@@ -204,10 +204,10 @@ public final class PushWorker: HandoffReceiver {
     // MARK: Hand-off from the API in the same process
 
     /// The lease a push's accepting statement may give this worker (`MessageStore`): a
-    /// targeted slot is taken first, so the chunk starts the moment the push is stored.
-    /// The reserved slot's chunk, leased to this worker and read by the accepting statement,
-    /// is sent at once; `nil` (nothing was leased: nobody matched, a shared cid, a broken
-    /// credential) gives the slot back.
+    /// targeted slot is taken first, so the chunk starts the moment the push is stored. The
+    /// chunk settled, leased to this worker and read by the accepting statement, is sent at
+    /// once; `nil` (nothing was leased: nobody matched, a shared cid, a broken credential)
+    /// gives the slot back.
     public func reserveHandoff() -> Handoff? {
         guard !isStopping, scheduler.withLock({ $0.reserve(.targeted) }) else { return nil }
         return Handoff(owner: queue.owner, leaseSeconds: queue.leaseSeconds) { [self] handed in
