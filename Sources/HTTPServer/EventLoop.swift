@@ -339,7 +339,7 @@ final class EventLoop: @unchecked Sendable {
     /// Feeds the input from `offset` on to the current request's screen, while its head lasts.
     private func screen(_ tracked: TrackedConnection, from offset: Int) {
         guard tracked.screen.verdict == .incomplete else { return }
-        guard case .rejected(let violation) = tracked.screen.feed(tracked.input(from: offset)) else { return }
+        guard case .rejected(let violation) = tracked.screenInput(from: offset) else { return }
         // This runs inside libevent's read (or its reply bookkeeping), so the connection is
         // only marked here: its input is dropped before libevent parses it, and it is
         // answered once libevent is done (`answerRejected`).

@@ -1,3 +1,4 @@
+import Glibc
 import RelayCore
 
 /// Checks the head of each request, as its bytes arrive, for what RFC 9112 says to refuse
@@ -72,29 +73,49 @@ struct RequestHeadScreen: Equatable {
     }
 
     /// Examines the next bytes of the request; the verdict, once not `incomplete`, stays.
-    mutating func feed(_ bytes: some Sequence<UInt8>) -> Verdict {
-        for byte in bytes {
-            guard verdict == .incomplete else { break }
-            verdict = next(byte)
+    mutating func feed(_ bytes: [UInt8]) -> Verdict {
+        bytes.withUnsafeBufferPointer { feed($0) }
+    }
+
+    /// The same, over bytes in place (a connection's input buffer). Lines are cut with
+    /// `memchr`, not byte by byte: a pipelining client's heads are screened at the speed
+    /// libevent reads them, in debug builds too.
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) -> Verdict {
+        guard let base = bytes.baseAddress else { return verdict }
+        var index = 0
+        while verdict == .incomplete, index < bytes.count {
+            if afterCR {
+                guard base[index] == UInt8(ascii: "\n") else {
+                    verdict = .rejected(.bareLineEnding)
+                    break
+                }
+                afterCR = false
+                index += 1
+                verdict = lineEnded()
+                line.removeAll(keepingCapacity: true)
+                continue
+            }
+            // The line goes on up to its CR, unless an LF comes first (a bare line ending).
+            let rest = bytes.count - index
+            let cr = Self.offset(of: UInt8(ascii: "\r"), in: base + index, count: rest) ?? rest
+            let lf = Self.offset(of: UInt8(ascii: "\n"), in: base + index, count: cr)
+            let stop = lf ?? cr
+            line.append(contentsOf: UnsafeBufferPointer(start: base + index, count: min(stop, max(0, Self.maxLine - line.count))))
+            index += stop
+            guard index < bytes.count else { break }
+            if lf != nil {
+                verdict = .rejected(.bareLineEnding)
+            } else {
+                afterCR = true
+                index += 1
+            }
         }
         return verdict
     }
 
-    private mutating func next(_ byte: UInt8) -> Verdict {
-        switch byte {
-        case UInt8(ascii: "\n"):
-            guard afterCR else { return .rejected(.bareLineEnding) }
-            afterCR = false
-            defer { line.removeAll(keepingCapacity: true) }
-            return lineEnded()
-        case _ where afterCR:
-            return .rejected(.bareLineEnding)
-        case UInt8(ascii: "\r"):
-            afterCR = true
-        default:
-            if line.count < Self.maxLine { line.append(byte) }
-        }
-        return .incomplete
+    private static func offset(of byte: UInt8, in start: UnsafePointer<UInt8>, count: Int) -> Int? {
+        guard count > 0, let found = memchr(start, Int32(byte), count) else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(start)
     }
 
     private mutating func lineEnded() -> Verdict {

@@ -41,16 +41,20 @@ final class TrackedConnection {
     /// Bytes are waiting in the connection's input.
     var inputPending: Bool { input.map { evbuffer_get_length($0) > 0 } ?? false }
 
-    /// The input's bytes from `offset` to its end.
-    func input(from offset: Int) -> [UInt8] {
-        guard let input else { return [] }
-        let length = evbuffer_get_length(input) - offset
-        guard length > 0 else { return [] }
+    /// Feeds the input's bytes from `offset` on to `screen`, in place, until it decides.
+    func screenInput(from offset: Int) -> RequestHeadScreen.Verdict {
+        guard let input, evbuffer_get_length(input) > offset else { return screen.verdict }
         var position = evbuffer_ptr()
-        evbuffer_ptr_set(input, &position, offset, EVBUFFER_PTR_SET)
-        return [UInt8](unsafeUninitializedCapacity: length) { storage, count in
-            count = max(0, evbuffer_copyout_from(input, &position, storage.baseAddress, length))
+        guard evbuffer_ptr_set(input, &position, offset, EVBUFFER_PTR_SET) == 0 else { return screen.verdict }
+        let count = evbuffer_peek(input, -1, &position, nil, 0)
+        guard count > 0 else { return screen.verdict }
+        var vectors = [iovec](repeating: iovec(), count: Int(count))
+        let filled = evbuffer_peek(input, -1, &position, &vectors, count)
+        for vector in vectors.prefix(Int(filled)) where screen.verdict == .incomplete {
+            guard let start = vector.iov_base else { continue }
+            _ = screen.feed(UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: vector.iov_len))
         }
+        return screen.verdict
     }
 
     /// Drops whatever the input holds, before libevent parses it.
