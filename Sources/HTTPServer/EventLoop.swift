@@ -508,7 +508,14 @@ final class EventLoop: @unchecked Sendable {
         if !response.body.isEmpty, !response.headers.contains("Content-Type") {
             evhttp_add_header(output, "Content-Type", "application/json")
         }
-        if draining {
+        // A connection's last answer: the server is draining, or the connection has had its
+        // share of requests (a client pipelining without reading answers then costs at most
+        // that many handlings per connection, however much its and our kernels buffer).
+        let answered = connections[connection].map { tracked in
+            tracked.answered += 1
+            return tracked.answered
+        } ?? 0
+        if draining || answered >= context.configuration.maxRequestsPerConnection {
             evhttp_remove_header(output, "Connection")
             evhttp_add_header(output, "Connection", "close")
         }

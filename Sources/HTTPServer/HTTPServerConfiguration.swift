@@ -30,6 +30,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// connection holds one answer at most: while it is unread, nothing more is read from
     /// that connection.
     public var maxBufferedOutput: Int = 64 << 20
+    /// A connection is closed after answering this many requests (its last answer says
+    /// `Connection: close`; clients open another). The answers of a client that pipelines
+    /// without reading them pile up in both kernels' socket buffers, megabytes of them: this
+    /// bounds the requests such a connection makes the server handle.
+    public var maxRequestsPerConnection: Int = 100
     /// PEM files of the certificate (chain) and its private key; set, the listener speaks
     /// HTTPS only.
     public var tls: TLSFiles?

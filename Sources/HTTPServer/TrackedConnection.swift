@@ -15,6 +15,8 @@ final class TrackedConnection {
     var deadline = RequestReadDeadline()
     /// The screen of the current request's head; a fresh one for each request.
     var screen: RequestHeadScreen
+    /// Requests answered on this connection so far.
+    var answered = 0
     /// Set once the screen rejected a request: what comes in is dropped until the connection closes.
     var rejection: RequestHeadScreen.Violation?
     private let input: OpaquePointer?

@@ -104,6 +104,7 @@ enum ServeCommand {
                 serverConfiguration.requestReadTimeout = .seconds(configuration.headerTimeoutSeconds)
                 if let cap = configuration.maxConnections { serverConfiguration.maxConnections = cap }
                 serverConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+                serverConfiguration.maxRequestsPerConnection = configuration.maxRequestsPerConnection
                 if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
                     serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
                     dependencies.servesTLS = true

@@ -14,7 +14,6 @@ struct AdminAppRoutes: Sendable {
     func register(in router: inout Router) {
         let apps = context.apps
         let credentials = context.credentials
-        let slowWork = context.slowWork
         let authenticator = context.appAuthenticator
 
         router.add("POST", "/admin/v1/apps", context.adminHandler { request, _ in
@@ -25,7 +24,7 @@ struct AdminAppRoutes: Sendable {
             guard !name.isEmpty, name.utf8.count <= 255, rawName.count <= 255 else {
                 throw JPushError.illegalValue("name must be 1 to 255 bytes of text")
             }
-            let issued = await IssuedSecret.issue(on: slowWork)
+            let issued = IssuedSecret.issue()
             let record = try await createWithFreshKey { key in
                 try await apps.create(appKey: key, name: name, secretHash: issued.hash)
             }
@@ -56,7 +55,7 @@ struct AdminAppRoutes: Sendable {
 
         router.add("POST", "/admin/v1/apps/{app_key}/secret", context.adminHandler { _, parameters in
             let appKey = parameters["app_key"] ?? ""
-            let issued = await IssuedSecret.issue(on: slowWork)
+            let issued = IssuedSecret.issue()
             guard let record = try await apps.replaceSecretHash(appKey: appKey, secretHash: issued.hash) else {
                 throw Self.appNotFound(appKey)
             }

@@ -12,14 +12,15 @@ public struct AuthenticatedApp: Sendable, Equatable {
     public var rateLimitPerMinute: Int?
 }
 
-/// Checks `Basic app_key:master_secret` against the stored slow hash.
+/// Checks `Basic app_key:master_secret` against the stored hash (`SecretHasher`).
 ///
 /// Every request reads the app's current hash (one indexed lookup), so a rotated or deleted
 /// secret stops working at once on every node. What is cached is only the outcome of the
-/// slow hash for that exact stored hash and presented secret, for `cacheTTL`.
+/// check for that exact stored hash and presented secret, for `cacheTTL`: it spares the
+/// slow hash of secrets stored before the relay moved to salted SHA-256.
 ///
-/// An unknown app key costs the same slow hash as a wrong secret (against a fixed hash of
-/// the same parameters), so the time of a refusal does not tell which app keys exist.
+/// An unknown app key costs the same hash as a wrong secret (against a fixed hash made the
+/// same way), so the time of a refusal does not tell which app keys exist.
 final class AppAuthenticator: Sendable {
     private struct Verified {
         var appID: Int64
@@ -35,12 +36,12 @@ final class AppAuthenticator: Sendable {
     private let verified = Mutex<[String: Verified]>([:])
     private let verify: @Sendable (_ secret: String, _ storedHash: String) -> Bool
 
-    /// A hash no secret is expected to match, made like every stored one (made once, on the
+    /// A hash no secret is expected to match, made like every new one (made once, on the
     /// first unknown key).
     static let unknownKeyHash = SecretHasher.hash("pushrelay: no app has this key")
 
     /// - Parameters:
-    ///   - verify: the slow hash check; tests count its calls.
+    ///   - verify: the hash check; tests count its calls.
     init(pool: PostgresPool, slowWork: SlowWork, cacheTTL: Duration,
          verify: @escaping @Sendable (_ secret: String, _ storedHash: String) -> Bool = { SecretHasher.verify($0, against: $1) }) {
         self.pool = pool
@@ -62,7 +63,7 @@ final class AppAuthenticator: Sendable {
         // still authenticate (PgBouncerTests); the statement is one index probe.
         let rows = try await pool.query(Self.credentialsSQL, [credentials.user])
         guard let row = rows.first else {
-            _ = await slowWork.run { verify(password, Self.unknownKeyHash) }
+            _ = verify(password, Self.unknownKeyHash)
             throw failure
         }
         let appID = Int64(try row.int("id"))
@@ -76,7 +77,7 @@ final class AppAuthenticator: Sendable {
             return entry.storedHash == storedHash && entry.presentedDigest == digest && now - entry.at < cacheTTL
         }
         if !cached {
-            let ok = await slowWork.run { verify(password, storedHash) }
+            let ok = SecretHasher.isSlow(storedHash) ? await slowWork.run { verify(password, storedHash) } : verify(password, storedHash)
             guard ok else { throw failure }
             let limit = cacheLimit
             verified.withLock { entries in

@@ -22,7 +22,9 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var maxConnections: Int?
     /// Open API connections per source address (IPv6: per /64) at most; nil: a quarter of `maxConnections`.
     public var maxConnectionsPerAddress: Int?
-    /// How long a verified (app_key, master secret) pair skips the slow hash.
+    /// Requests answered on one API connection before it is closed.
+    public var maxRequestsPerConnection: Int = 100
+    /// How long a verified (app_key, master secret) pair skips the secret check.
     public var authCacheSeconds: Int = 60
     /// The APNs endpoints, overridable for the simulator (`https://127.0.0.1:2197`).
     public var apnsProductionURL = URL(string: "https://api.push.apple.com")!
@@ -67,7 +69,8 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_HEADER_TIMEOUT_SECONDS", "seconds a request's headers and body may take to arrive from its first byte; then the connection is closed (default 10)"),
         ("PUSHRELAY_MAX_CONNECTIONS", "open API connections at most; past it new ones get 503/1030 and are closed (default: 3/4 of the open-file limit)"),
         ("PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS", "open API connections per client address (IPv6: per /64) at most; past it 503/1030 (default: a quarter of PUSHRELAY_MAX_CONNECTIONS)"),
-        ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the slow hash (default 60)"),
+        ("PUSHRELAY_MAX_REQUESTS_PER_CONNECTION", "requests answered on one API connection before it is closed (default 100)"),
+        ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the secret check (default 60)"),
         ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
         ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
         ("PUSHRELAY_APNS_CA_FILE", "PEM CA file trusted for APNs besides the system CAs (e.g. the simulator's certificate)"),
@@ -120,6 +123,9 @@ public struct RelayConfiguration: Sendable, Equatable {
         }
         if let raw = value("PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS") {
             configuration.maxConnectionsPerAddress = try positive("PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS", raw, max: 10_000_000)
+        }
+        if let raw = value("PUSHRELAY_MAX_REQUESTS_PER_CONNECTION") {
+            configuration.maxRequestsPerConnection = try positive("PUSHRELAY_MAX_REQUESTS_PER_CONNECTION", raw, max: 10_000_000)
         }
         if let raw = value("PUSHRELAY_AUTH_CACHE_SECONDS") {
             guard let seconds = Int(raw), seconds >= 0, seconds <= 3600 else {

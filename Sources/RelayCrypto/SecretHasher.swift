@@ -1,50 +1,62 @@
 import CSystem
 import Foundation
 
-/// Master secrets at rest: a salted, slow PBKDF2-HMAC-SHA256 hash, checked in constant time.
+/// Master secrets at rest, checked in constant time.
 ///
-/// The stored form is `pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>`, so the
-/// iteration count can be raised later without invalidating older hashes.
+/// The relay issues every master secret itself (96 random bits), so a salted SHA-256 guards
+/// a stolen table as well as any slow hash would (2^96 guesses a secret), and a check costs
+/// microseconds. A slow hash would instead hand every request with a wrong secret (or an
+/// unknown key, which must cost the same) ~27 ms of the relay's CPU. The stored form is
+/// `sha256$<salt base64>$<hash base64>`.
+///
+/// Hashes of the earlier scheme, `pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>`,
+/// still verify (`isSlow`: callers run those off the event loops) until the app's secret is
+/// rotated.
 public enum SecretHasher {
-    private static let scheme = "pbkdf2-sha256"
+    private static let scheme = "sha256"
+    private static let slowScheme = "pbkdf2-sha256"
     private static let saltLength = 16
     private static let hashLength = 32
-    /// Bounds on what `verify` accepts from a stored string, so a corrupt row cannot make
+    /// Bounds on what `verify` accepts from a stored slow hash, so a corrupt row cannot make
     /// one check run for minutes.
     private static let iterationRange = 1...10_000_000
 
     /// Hashes `secret` with a fresh 16-byte random salt.
-    ///
-    /// - Parameters:
-    ///   - secret: the secret as the client sends it.
-    ///   - iterations: PBKDF2 rounds; the default follows current guidance for SHA-256.
-    public static func hash(_ secret: String, iterations: Int = 120_000) -> String {
-        precondition(iterationRange.contains(iterations), "SecretHasher.hash: iterations out of range")
+    public static func hash(_ secret: String) -> String {
         let salt = SecureRandom.bytes(saltLength)
-        guard let derived = derive(secret, salt: salt, iterations: iterations, length: hashLength) else {
-            fatalError("PKCS5_PBKDF2_HMAC failed")
-        }
-        let encodedSalt = Data(salt).base64EncodedString()
-        let encodedHash = Data(derived).base64EncodedString()
-        return "\(scheme)$\(iterations)$\(encodedSalt)$\(encodedHash)"
+        let digest = Digest.sha256(salt + Array(secret.utf8))
+        return "\(scheme)$\(Data(salt).base64EncodedString())$\(Data(digest).base64EncodedString())"
+    }
+
+    /// Whether checking a secret against `stored` takes the earlier scheme's slow hash.
+    public static func isSlow(_ stored: String) -> Bool {
+        stored.hasPrefix(slowScheme + "$")
     }
 
     /// True when `secret` hashes to `stored`; false for any other secret and for a stored
-    /// string that is not one `hash` could have made.
+    /// string that neither scheme could have made.
     public static func verify(_ secret: String, against stored: String) -> Bool {
         let fields = stored.split(separator: "$", omittingEmptySubsequences: false)
-        guard fields.count == 4, fields[0] == scheme,
-              let iterations = Int(fields[1]), iterationRange.contains(iterations),
-              let salt = Data(base64Encoded: String(fields[2])), (8...64).contains(salt.count),
-              // Exactly our length: PBKDF2's shorter outputs are prefixes of longer ones, so a
-              // truncated hash would otherwise still verify.
-              let expected = Data(base64Encoded: String(fields[3])), expected.count == hashLength
-        else { return false }
-        guard let derived = derive(secret, salt: [UInt8](salt), iterations: iterations, length: hashLength) else {
+        let computed: [UInt8]?
+        let expected: Data?
+        switch (fields.first, fields.count) {
+        case (Substring(scheme)?, 3):
+            guard let salt = Data(base64Encoded: String(fields[1])), salt.count == saltLength else { return false }
+            computed = Digest.sha256([UInt8](salt) + Array(secret.utf8))
+            expected = Data(base64Encoded: String(fields[2]))
+        case (Substring(slowScheme)?, 4):
+            guard let iterations = Int(fields[1]), iterationRange.contains(iterations),
+                  let salt = Data(base64Encoded: String(fields[2])), (8...64).contains(salt.count) else { return false }
+            computed = derive(secret, salt: [UInt8](salt), iterations: iterations, length: hashLength)
+            expected = Data(base64Encoded: String(fields[3]))
+        default:
             return false
         }
+        // Exactly our length: PBKDF2's shorter outputs are prefixes of longer ones, so a
+        // truncated hash would otherwise still verify.
+        guard let computed, let expected, expected.count == hashLength else { return false }
         let expectedBytes = [UInt8](expected)
-        return derived.withUnsafeBytes { lhs in
+        return computed.withUnsafeBytes { lhs in
             expectedBytes.withUnsafeBytes { rhs in
                 CRYPTO_memcmp(lhs.baseAddress, rhs.baseAddress, lhs.count) == 0
             }

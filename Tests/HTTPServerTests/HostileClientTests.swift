@@ -148,6 +148,26 @@ import Testing
         await server.shutdown()
     }
 
+    /// A connection is closed after `maxRequestsPerConnection` answers, the last saying
+    /// `Connection: close`: requests pipelined past it are never handled, so a client that
+    /// does not read its answers (which both kernels buffer by the thousand) makes the server
+    /// handle that many requests per connection at most.
+    @Test(.timeLimit(.minutes(1))) func aConnectionIsClosedAfterItsShareOfRequests() async throws {
+        let (server, port) = try startServer(testRouter(), maxRequestsPerConnection: 5)
+        let answers = try await offPool {
+            let connection = try RawConnection(port: port)
+            try connection.send(String(repeating: "GET /fast HTTP/1.1\r\nHost: t\r\n\r\n", count: 8))
+            let answers = try (0..<5).map { _ in try connection.readResponse() }
+            return (answers, try connection.isClosedByPeer(leftover: 0))
+        }
+        #expect(answers.0.map(\.status) == Array(repeating: 200, count: 5))
+        #expect(answers.0.dropLast().allSatisfy { $0.headers["Connection"] != "close" }, "the first four keep the connection")
+        #expect(answers.0.last?.headers["Connection"] == "close", "the fifth says it is the last")
+        #expect(answers.1, "the server closes after the fifth answer, the three pipelined requests unanswered")
+        #expect(try await get(port: port, "/fast").status == 200, "a new connection is served")
+        await server.shutdown()
+    }
+
     /// Once the answers waiting for non-reading clients exceed `maxBufferedOutput` over all
     /// connections, further requests are answered 503 (code 1030) without running their
     /// handler; when those clients go, requests are served again.

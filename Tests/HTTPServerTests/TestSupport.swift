@@ -281,7 +281,7 @@ func startServer(
     _ router: Router, logs: LogCapture = LogCapture(), threads: Int = 2,
     maxBodySize: Int = 1 << 20, maxRequestsInFlight: Int = 10_000,
     requestReadTimeout: Duration = .seconds(10), maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections,
-    maxConnectionsPerAddress: Int? = nil, maxBufferedOutput: Int? = nil
+    maxConnectionsPerAddress: Int? = nil, maxBufferedOutput: Int? = nil, maxRequestsPerConnection: Int? = nil
 ) throws -> (server: HTTPServer, port: Int) {
     var configuration = HTTPServerConfiguration(
         host: "127.0.0.1", port: 0, threads: threads, maxBodySize: maxBodySize,
@@ -290,6 +290,7 @@ func startServer(
     configuration.maxConnections = maxConnections
     configuration.maxConnectionsPerAddress = maxConnectionsPerAddress ?? maxConnections
     if let maxBufferedOutput { configuration.maxBufferedOutput = maxBufferedOutput }
+    if let maxRequestsPerConnection { configuration.maxRequestsPerConnection = maxRequestsPerConnection }
     let server = HTTPServer(configuration: configuration, responder: router, logger: logs.logger)
     let port = try server.start()
     return (server, port)

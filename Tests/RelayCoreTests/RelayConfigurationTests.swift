@@ -29,10 +29,12 @@ import Testing
             "PUSHRELAY_HEADER_TIMEOUT_SECONDS": "3",
             "PUSHRELAY_MAX_CONNECTIONS": "500",
             "PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS": "50",
+            "PUSHRELAY_MAX_REQUESTS_PER_CONNECTION": "20",
         ])
         #expect(configuration.headerTimeoutSeconds == 3)
         #expect(configuration.maxConnections == 500)
         #expect(configuration.maxConnectionsPerAddress == 50)
+        #expect(configuration.maxRequestsPerConnection == 20)
         #expect(configuration.listenHost == "::1")
         #expect(configuration.listenPort == 9000)
         #expect(configuration.threads == 3)
@@ -61,6 +63,7 @@ import Testing
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_HEADER_TIMEOUT_SECONDS": "0"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_MAX_CONNECTIONS": "-5"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_MAX_CONNECTIONS_PER_ADDRESS": "0"]) }
+        #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_MAX_REQUESTS_PER_CONNECTION": "0"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_DB_POOL_SIZE": "many"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_LOG_LEVEL": "loud"]) }
         #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_ADMIN_TOKEN": "short"]) }

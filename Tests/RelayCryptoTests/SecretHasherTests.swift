@@ -2,47 +2,48 @@ import Testing
 @testable import RelayCrypto
 
 @Suite struct SecretHasherTests {
+    /// "master-secret-1" under the earlier scheme (PBKDF2-HMAC-SHA256, 1,000 rounds, salt
+    /// "saltsaltsaltsalt"), as Python's hashlib.pbkdf2_hmac computes it.
+    static let slowHash = "pbkdf2-sha256$1000$c2FsdHNhbHRzYWx0c2FsdA==$htQjnQi1HEBi2AbCBO7Jxf2lblkfIfKMfXE4umgXPLg="
+
     @Test func hashThenVerifySucceeds() {
-        let stored = SecretHasher.hash("master-secret-1", iterations: 1_000)
-        #expect(stored.hasPrefix("pbkdf2-sha256$1000$"))
+        let stored = SecretHasher.hash("master-secret-1")
+        #expect(stored.hasPrefix("sha256$"))
+        #expect(!SecretHasher.isSlow(stored))
         #expect(SecretHasher.verify("master-secret-1", against: stored))
     }
 
-    @Test func defaultIterationsAreSlowEnough() throws {
-        let stored = SecretHasher.hash("s3cret")
-        let fields = stored.split(separator: "$")
-        #expect(fields.count == 4)
-        let iterations = try #require(Int(fields[1]))
-        #expect(iterations >= 100_000)
-        #expect(SecretHasher.verify("s3cret", against: stored))
-    }
-
     @Test func wrongSecretFails() {
-        let stored = SecretHasher.hash("master-secret-1", iterations: 1_000)
-        #expect(!SecretHasher.verify("master-secret-2", against: stored))
-        #expect(!SecretHasher.verify("", against: stored))
-        #expect(!SecretHasher.verify("master-secret-1 ", against: stored))
+        for stored in [SecretHasher.hash("master-secret-1"), Self.slowHash] {
+            #expect(!SecretHasher.verify("master-secret-2", against: stored))
+            #expect(!SecretHasher.verify("", against: stored))
+            #expect(!SecretHasher.verify("master-secret-1 ", against: stored))
+        }
+        // PBKDF2 pads its HMAC key with NULs, so a trailing NUL passes the earlier scheme
+        // (BasicCredentials refuses control characters before any check); SHA-256 does not.
+        #expect(!SecretHasher.verify("master-secret-1\u{0}", against: SecretHasher.hash("master-secret-1")))
     }
 
     @Test func sameSecretHashesDifferently() {
-        let first = SecretHasher.hash("same", iterations: 1_000)
-        let second = SecretHasher.hash("same", iterations: 1_000)
+        let first = SecretHasher.hash("same")
+        let second = SecretHasher.hash("same")
         #expect(first != second)
-        #expect(first.split(separator: "$")[2] != second.split(separator: "$")[2])
+        #expect(first.split(separator: "$")[1] != second.split(separator: "$")[1])
         #expect(SecretHasher.verify("same", against: first))
         #expect(SecretHasher.verify("same", against: second))
     }
 
-    @Test func storedIterationCountIsUsed() {
-        // A hash made with other settings still verifies: the stored string carries them.
-        let stored = SecretHasher.hash("rotate-me", iterations: 2_345)
-        #expect(SecretHasher.verify("rotate-me", against: stored))
-        let altered = stored.replacingOccurrences(of: "$2345$", with: "$2346$")
-        #expect(!SecretHasher.verify("rotate-me", against: altered))
+    /// Secrets hashed before the relay moved to salted SHA-256 still authenticate, with the
+    /// iteration count their stored string carries.
+    @Test func earlierSlowHashesStillVerify() {
+        #expect(SecretHasher.isSlow(Self.slowHash))
+        #expect(SecretHasher.verify("master-secret-1", against: Self.slowHash))
+        let altered = Self.slowHash.replacingOccurrences(of: "$1000$", with: "$1001$")
+        #expect(!SecretHasher.verify("master-secret-1", against: altered))
     }
 
     @Test func emptySecretHashesAndVerifies() {
-        let stored = SecretHasher.hash("", iterations: 1_000)
+        let stored = SecretHasher.hash("")
         #expect(SecretHasher.verify("", against: stored))
         #expect(!SecretHasher.verify("x", against: stored))
     }
@@ -61,6 +62,12 @@ import Testing
         "pbkdf2-sha256$1000$c2FsdHNhbHRzYWx0c2FsdA==$",
         "pbkdf2-sha256$1000$c2FsdHNhbHRzYWx0c2FsdA==$AAAA",
         "pbkdf2-sha256$1000$c2FsdHNhbHRzYWx0c2FsdA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=$extra",
+        "sha256$c2FsdHNhbHRzYWx0c2FsdA==",
+        "sha256$c2FsdA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+        "sha256$not base64!$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+        "sha256$c2FsdHNhbHRzYWx0c2FsdA==$AAAA",
+        "sha256$c2FsdHNhbHRzYWx0c2FsdA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=$extra",
+        "sha512$c2FsdHNhbHRzYWx0c2FsdA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
     ])
     func malformedStoredStringIsRejected(stored: String) {
         #expect(!SecretHasher.verify("anything", against: stored))
@@ -68,8 +75,8 @@ import Testing
     }
 
     @Test func truncatedValidHashIsRejected() {
-        let stored = SecretHasher.hash("secret", iterations: 1_000)
-        #expect(!SecretHasher.verify("secret", against: String(stored.dropLast(8))))
+        #expect(!SecretHasher.verify("secret", against: String(SecretHasher.hash("secret").dropLast(8))))
+        #expect(!SecretHasher.verify("master-secret-1", against: String(Self.slowHash.dropLast(8))))
     }
 }
 

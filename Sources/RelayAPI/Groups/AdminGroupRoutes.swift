@@ -18,7 +18,6 @@ struct AdminGroupRoutes: Sendable {
     func register(in router: inout Router) {
         let groups = GroupRepository(pool: context.dependencies.pool)
         let lookup = GroupPushLookup(pool: context.dependencies.pool)
-        let slowWork = context.slowWork
 
         router.add("POST", "/admin/v1/groups", context.adminHandler { request, _ in
             let body = try JSONObjectReader(request.body)
@@ -35,7 +34,7 @@ struct AdminGroupRoutes: Sendable {
             guard !appKeys.isEmpty, appKeys.count <= 100, appKeys.allSatisfy(AppKey.isWellFormed) else {
                 throw JPushError.illegalValue("app_keys must list 1 to 100 app keys")
             }
-            let issued = await IssuedSecret.issue(on: slowWork)
+            let issued = IssuedSecret.issue()
             let record = try await groups.create(groupKey: AppKey.generate(), name: name, secretHash: issued.hash, appKeys: appKeys)
             return try jsonResponse(201, encoding: GroupShapes.Issued(record: record, secret: issued.secret))
         })
@@ -52,7 +51,7 @@ struct AdminGroupRoutes: Sendable {
 
         router.add("POST", "/admin/v1/groups/{group_key}/secret", context.adminHandler { _, parameters in
             let groupKey = parameters["group_key"] ?? ""
-            let issued = await IssuedSecret.issue(on: slowWork)
+            let issued = IssuedSecret.issue()
             guard let record = try await groups.replaceSecretHash(groupKey: groupKey, secretHash: issued.hash) else {
                 throw Self.groupNotFound(groupKey)
             }

@@ -3,7 +3,7 @@ import HTTPServer
 import RelayCore
 import RelayCrypto
 
-/// Checks `Basic group-<group_key>:<group_secret>` against the group's stored slow hash, read
+/// Checks `Basic group-<group_key>:<group_secret>` against the group's stored hash, read
 /// on every request, so a rotated secret or a deleted group stops working at once.
 struct GroupAuthenticator: Sendable {
     let groups: GroupRepository
@@ -21,11 +21,14 @@ struct GroupAuthenticator: Sendable {
         guard let credentials, let groupKey = Self.groupKey(credentials), !credentials.password.isEmpty else { throw failure }
         let password = credentials.password
         guard let (secretHash, group) = try await groups.find(groupKey: groupKey) else {
-            // The same slow hash as a wrong secret: the answer's time does not tell which group keys exist.
-            _ = await slowWork.run { SecretHasher.verify(password, against: AppAuthenticator.unknownKeyHash) }
+            // The same hash as a wrong secret: the answer's time does not tell which group keys exist.
+            _ = SecretHasher.verify(password, against: AppAuthenticator.unknownKeyHash)
             throw failure
         }
-        guard await slowWork.run({ SecretHasher.verify(password, against: secretHash) }) else { throw failure }
+        let verified = SecretHasher.isSlow(secretHash)
+            ? await slowWork.run { SecretHasher.verify(password, against: secretHash) }
+            : SecretHasher.verify(password, against: secretHash)
+        guard verified else { throw failure }
         return group
     }
 }

@@ -5,11 +5,12 @@ import RelayCore
 /// token, the dashboard login, the metrics token): a client past its failures for that
 /// subject this minute is answered 429 with `Retry-After` before anything is checked, and
 /// each failure is counted. A wrong token also waits `tokenFailureDelay` for its answer,
-/// as a token compares in microseconds where a secret's slow hash takes milliseconds.
+/// as a token gives no other brake on guessing.
 ///
-/// Every secret checked costs a slow hash, an unknown key's too, and a client could try a
-/// fresh key each time: so an address's failed secrets over every key together have a
-/// larger budget as well, past which only credentials verified recently are checked.
+/// A client could try a fresh key each time, and a secret stored before the relay moved to
+/// salted SHA-256 costs a slow hash to check: so an address's failed secrets over every key
+/// together have a larger budget as well, past which only credentials verified recently are
+/// checked.
 struct AuthenticationGate: Sendable {
     let limiter: RateLimiter
     let resolver: ClientAddressResolver
@@ -28,7 +29,7 @@ struct AuthenticationGate: Sendable {
 
     /// Like `refusal`, for a secret check: also refused when the address is past its
     /// failed secrets over every key, unless `recentlyVerified` (such credentials are
-    /// answered from the auth cache without a slow hash, so a neighbour's flood does not
+    /// answered from the auth cache, so a neighbour's flood does not
     /// lock out an app already talking to the relay).
     func secretRefusal(_ attempt: AuthenticationAttempt, recentlyVerified: () -> Bool) -> FixedWindowCounter.Decision? {
         if let refused = refusal(attempt) { return refused }

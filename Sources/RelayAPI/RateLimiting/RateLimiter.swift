@@ -12,7 +12,7 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// that pair is answered 429 with `Retry-After` before its credentials are even checked.
     public var authFailuresPerMinute: Int
     /// Failed app and group secrets per minute per client address over every key together
-    /// (each costs a slow hash, an unknown key too); past it only credentials verified within
+    /// (a client could try a fresh key each time); past it only credentials verified within
     /// the auth cache's time are still checked. Ten times `authFailuresPerMinute` unless set.
     public var secretFailuresPerMinutePerAddress: Int
     /// How long a wrong admin or metrics token (or dashboard login) waits for its 401: the
