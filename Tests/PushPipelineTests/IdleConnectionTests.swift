@@ -41,8 +41,8 @@ import TestSupport
             let pid = process.processIdentifier
             let residentBefore = Self.resident(pid)
 
-            let holder = try ConnectionHolder(script: Self.root.appendingPathComponent("scripts/hold-connections.py").path,
-                                              port: port, count: idle)
+            let holder = try ScriptProcess(script: Self.root.appendingPathComponent("scripts/hold-connections.py").path,
+                                           arguments: ["127.0.0.1", String(port), String(idle)])
             defer { holder.stop() }
             let held = try await holder.line()
             #expect(held == "held \(idle)", "the holder opened its connections: \(held)")
@@ -107,48 +107,6 @@ import TestSupport
     }
 
     static func milliseconds(_ duration: Duration) -> Int { Int(seconds(duration) * 1000) }
-}
-
-/// scripts/hold-connections.py as a child process, spoken to line by line.
-final class ConnectionHolder: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-
-    init(script: String, port: Int, count: Int) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "127.0.0.1", String(port), String(count)]
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    func send(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
-    }
-
-    /// The next line it prints; read on a thread of its own (a dead holder ends it with EOF).
-    func line() async throws -> String {
-        let handle = output.fileHandleForReading
-        return await withCheckedContinuation { continuation in
-            Thread {
-                var bytes: [UInt8] = []
-                while true {
-                    let data = handle.readData(ofLength: 1)
-                    guard let byte = data.first, byte != UInt8(ascii: "\n") else { break }
-                    bytes.append(byte)
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }.start()
-        }
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
 }
 
 /// A client sending a request's headers a byte at a time, never finishing them.
