@@ -10,14 +10,14 @@ import TestSupport
 /// simulator) within twice the p99 measured without the attack, and every one of them is
 /// delivered once. Quiet and attacked phases alternate, so a change in the shared machine's
 /// speed falls on both, after a few pushes that open the connections. 200 pushes a phase and 50 non-reading connections under
-/// `make reliability`, 40 and 10 inside `make test`.
+/// `make reliability`, 100 and 10 inside `make test` (the p99 of 100 is the second slowest, not one spike).
 @Suite(.serialized) struct HostileTenantTests {
     /// Below this, twice the baseline is inside the scheduling noise of a shared 2-core box.
     static let baselineFloor = Duration.milliseconds(20)
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test(.timeLimit(.minutes(10))) func anotherAppsTargetedPushesStayFastWhileOneAppAttacks() async throws {
-        let pushes = FaultReport.full ? 200 : 40
+        let pushes = FaultReport.full ? 200 : 100
         let nonReading = FaultReport.full ? 50 : 10
         let rounds = 2, warmUp = 5
         let started = ContinuousClock.now
