@@ -41,8 +41,10 @@ let package = Package(
         .target(name: "Scheduling", dependencies: ["RelayCore"]),
         // The push pipeline: messages accepted into PostgreSQL, chunks leased by workers, sent to APNs.
         .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient", "Scheduling"]),
+        // The API's store: the repositories of apps, credentials, devices, groups and schedules.
+        .target(name: "RelayStore", dependencies: ["RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "PushPipeline", "Scheduling"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
-        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "Scheduling"]),
+        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "RelayStore", "Scheduling"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
             "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
         ]),
@@ -65,11 +67,11 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
-            "PushPipeline", "PushCore", "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
+            "PushPipeline", "PushCore", "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
             "APNSSimulator", "APNSClient", "Scheduling", "TestSupport",
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
-            "RelayAPI", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto", "TestSupport",
+            "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto", "TestSupport",
         ]),
         .testTarget(name: "PushRelayKitTests", dependencies: [
             "PushRelayKit", "RelayAPI", "HTTPServer", "PostgresStore", "PushPipeline", "RelayCore", "RelayCrypto", "APNSSimulator", "TestSupport",

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import PostgresStore
 import RelayCore
+import RelayStore
 
 /// `/admin/v1/apps`: create, list, show, delete apps and rotate their master secrets.
 struct AdminAppRoutes: Sendable {

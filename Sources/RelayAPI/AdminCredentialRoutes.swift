@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RelayCore
+import RelayStore
 
 /// `/admin/v1/apps/{app_key}/apns[/{environment}]`: upload, read (metadata only) and remove
 /// APNs credentials. Each environment (`sandbox`, `production`) has its own; the path without

@@ -4,6 +4,7 @@ import PushPipeline
 import PostgresStore
 import RelayCore
 import RelayCrypto
+import RelayStore
 
 /// What the routes need, built once by `pushrelay serve`.
 public struct RelayAPIDependencies: Sendable {

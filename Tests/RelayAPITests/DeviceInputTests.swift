@@ -1,4 +1,5 @@
 import Foundation
+@testable import RelayStore
 import Testing
 import RelayCore
 @testable import RelayAPI

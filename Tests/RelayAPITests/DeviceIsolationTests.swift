@@ -1,4 +1,5 @@
 import Foundation
+@testable import RelayStore
 import Testing
 @testable import RelayAPI
 import PostgresStore

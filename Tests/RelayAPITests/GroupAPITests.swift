@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStore
+@testable import RelayStore
 import Testing
 @testable import RelayAPI
 

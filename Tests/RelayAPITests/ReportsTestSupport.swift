@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStore
 @testable import RelayAPI
+@testable import RelayStore
 
 /// One app of a report test, and its messages, devices and outcomes written straight into
 /// the pipeline's tables, so reports are tested against the schema alone.

@@ -1,5 +1,5 @@
 -- pgbench: one device registration, the same statement as DeviceRepository.registerSQL
--- (Sources/RelayAPI/Devices/DeviceRepository.swift; a test keeps the two identical), with
+-- (Sources/RelayStore/Devices/DeviceRepository.swift; a test keeps the two identical), with
 -- pgbench variables for its parameters. Run with -M prepared, so :variables are bound
 -- parameters exactly as the relay binds them. The first statement draws a fresh random
 -- token, as the API benchmark's clients do, and an empty alias and a badge of 0 (pgbench

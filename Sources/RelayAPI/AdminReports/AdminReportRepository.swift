@@ -2,6 +2,7 @@ import Foundation
 import PostgresStore
 import PushCore
 import RelayCore
+import RelayStore
 
 /// Reads the admin reports, across apps, from the pipeline's counters (`messages`,
 /// `message_failures`) and the per-minute rollups (`delivery_stats`,

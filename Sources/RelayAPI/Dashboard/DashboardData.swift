@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStore
+import RelayStore
 
 /// What the dashboard's pages show, read from the same counters and rollups as the admin
 /// reports; device counts come from the registry's fan-out index (active devices only).

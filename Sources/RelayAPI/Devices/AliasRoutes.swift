@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RelayCore
+import RelayStore
 
 /// `/v3/aliases`: the devices of an alias, removing devices from it, deleting it.
 /// One alias per device, many devices per alias.

@@ -1,4 +1,5 @@
 import PostgresStore
+import RelayStore
 
 /// How many devices an app has, per environment and state, for `GET /admin/v1/apps/{app_key}`.
 enum DeviceCounts {

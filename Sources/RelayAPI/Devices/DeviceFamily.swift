@@ -1,6 +1,7 @@
 import HTTPServer
 import PostgresStore
 import RelayCore
+import RelayStore
 
 /// The device family's error codes (`/v3/devices`, `/v3/tags`, `/v3/aliases`): JPush answers
 /// these calls with 7xxx codes, not the push family's 1xxx.
@@ -9,12 +10,6 @@ enum DeviceFamily {
 
     static func illegal(_ message: String) -> JPushError {
         JPushError(status: 400, code: 7002, message: message)
-    }
-
-    /// Unknown and other apps' registration ids get the same answer, so the answer tells
-    /// nothing about another app's devices.
-    static func unknownRegistrationID(_ rid: String) -> JPushError {
-        illegal("registration_id \(InputEcho.quoted(rid)) is not a device of this app")
     }
 
     /// The device family's version of any error a handler throws.

@@ -1,4 +1,5 @@
 import RelayCore
+import RelayStore
 
 /// The two bodies `POST /v3/devices/import` takes, and how one line of each becomes a
 /// registration (the same validation as `POST /v3/devices`).

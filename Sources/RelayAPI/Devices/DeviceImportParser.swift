@@ -1,3 +1,5 @@
+import RelayStore
+
 /// What parsing one range of an import body gave: COPY rows per partition and the range's
 /// share of the summary, its line numbers counted from the range's first line.
 struct DeviceImportParse: Sendable {

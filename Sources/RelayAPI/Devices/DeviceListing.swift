@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStore
 import RelayCore
+import RelayStore
 
 /// One page of `GET /admin/v1/apps/{app_key}/devices`: filters, and a keyset cursor (the
 /// last device id of the previous page), so a page costs the same at row 10 as at row 10M.

@@ -1,4 +1,5 @@
 import RelayCore
+import RelayStore
 
 /// The `platform` query parameter of the tag and alias calls: JPush platforms separated by
 /// commas. This relay only has iOS devices, so the question is whether iOS is included.

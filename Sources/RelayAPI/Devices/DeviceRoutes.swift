@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RelayCore
+import RelayStore
 
 /// `/v3/devices`: register a token (extension), read and change a device, online status.
 struct DeviceRoutes: Sendable {
@@ -17,7 +18,7 @@ struct DeviceRoutes: Sendable {
 
         router.add("GET", "/v3/devices/{registration_id}", context.deviceHandler { _, parameters, app in
             let rid = parameters["registration_id"] ?? ""
-            guard let info = try await devices.info(appID: app.id, rid: rid) else { throw DeviceFamily.unknownRegistrationID(rid) }
+            guard let info = try await devices.info(appID: app.id, rid: rid) else { throw DeviceRepository.unknownRegistrationID(rid) }
             let json: [String: Any] = ["tags": info.tags, "alias": info.alias as Any? ?? NSNull(), "mobile": info.mobile as Any? ?? NSNull()]
             return jsonResponse(200, json)
         })
@@ -25,7 +26,7 @@ struct DeviceRoutes: Sendable {
         router.add("POST", "/v3/devices/{registration_id}", context.deviceHandler { request, parameters, app in
             let rid = parameters["registration_id"] ?? ""
             let update = try DeviceUpdate(try JSONObjectReader(request.body))
-            guard try await devices.update(appID: app.id, rid: rid, update) else { throw DeviceFamily.unknownRegistrationID(rid) }
+            guard try await devices.update(appID: app.id, rid: rid, update) else { throw DeviceRepository.unknownRegistrationID(rid) }
             return emptySuccess
         })
 

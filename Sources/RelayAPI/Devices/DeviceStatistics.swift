@@ -1,4 +1,5 @@
 import PostgresStore
+import RelayStore
 
 /// Keeps the planner's statistics of the device tables in step with bulk imports.
 ///

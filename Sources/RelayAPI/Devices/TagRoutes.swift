@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RelayCore
+import RelayStore
 
 /// `/v3/tags`: list tags, check, add and remove devices, delete a tag.
 struct TagRoutes: Sendable {
@@ -18,7 +19,7 @@ struct TagRoutes: Sendable {
             let rid = parameters["registration_id"] ?? ""
             try DeviceLabel.validate(tag, kind: "tag")
             guard let result = try await devices.hasTag(appID: app.id, tag: tag, rid: rid) else {
-                throw DeviceFamily.unknownRegistrationID(rid)
+                throw DeviceRepository.unknownRegistrationID(rid)
             }
             return jsonResponse(200, ["result": result])
         })

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import PostgresStore
 import RelayCore
+import RelayStore
 
 /// `/admin/v1/groups` (admin token): make, list and delete groups of apps, rotate a group's
 /// secret, and list a group's pushes with each app's msg_id and counters.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import RelayCore
 import RelayCrypto
+import RelayStore
 
 /// Checks `Basic group-<group_key>:<group_secret>` against the group's stored hash, read
 /// on every request, so a rotated secret or a deleted group stops working at once.

@@ -2,6 +2,7 @@ import Foundation
 import PostgresStore
 import PushCore
 import RelayCore
+import RelayStore
 
 /// One recorded group push: per app, the message it became (with its counters) or the
 /// error its push got.

@@ -3,6 +3,7 @@ import PostgresStore
 import PushCore
 import PushPipeline
 import RelayCore
+import RelayStore
 
 /// Accepts one `/v3/grouppush` for every app of the group, and records it under its
 /// group_msgid: in one transaction, the group push's row, each app's message and, per app,

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RelayCore
+import RelayStore
 
 /// JPush's group report calls, Basic `group-<group_key>:<group_secret>`: a group sees its
 /// own pushes and apps only.

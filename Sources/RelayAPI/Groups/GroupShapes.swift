@@ -2,6 +2,7 @@ import Foundation
 import PushCore
 import PushPipeline
 import RelayCore
+import RelayStore
 
 /// The JSON answers of the group routes.
 enum GroupShapes {

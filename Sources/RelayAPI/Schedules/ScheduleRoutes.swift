@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import PushCore
 import RelayCore
+import RelayStore
 import Scheduling
 
 /// `/v3/schedules`: create, list, get (with the next five fire times), update, delete and

@@ -2,7 +2,7 @@ import PostgresStore
 
 extension AppRepository {
     /// The app's row id, which device queries are keyed on; nil when there is no such app.
-    func id(appKey: String) async throws -> Int64? {
+    public func id(appKey: String) async throws -> Int64? {
         try await pool.query("SELECT id FROM apps WHERE app_key = $1", [appKey]).first.map { Int64(try $0.int("id")) }
     }
 }

@@ -7,15 +7,20 @@ import RelayCrypto
 /// The `apns_credentials` table: a credential per app and APNs environment, its secret
 /// sealed with the relay's key and bound to the app (the app key is the associated data),
 /// so a sealed blob copied to another app's row does not open.
-struct CredentialRepository: Sendable {
-    let pool: PostgresPool
-    let box: SecretBox
+public struct CredentialRepository: Sendable {
+    public let pool: PostgresPool
+    public let box: SecretBox
 
-    static func associatedData(appKey: String) -> [UInt8] { Array("apns-credential:\(appKey)".utf8) }
+    public init(pool: PostgresPool, box: SecretBox) {
+        self.pool = pool
+        self.box = box
+    }
+
+    public static func associatedData(appKey: String) -> [UInt8] { Array("apns-credential:\(appKey)".utf8) }
 
     /// Stores (or replaces) the app's credential in each of `environments`; false when the app
     /// does not exist. A replaced credential is no longer broken.
-    func store(_ credential: APNSCredential, appKey: String, environments: [DeviceEnvironment]) async throws -> Bool {
+    public func store(_ credential: APNSCredential, appKey: String, environments: [DeviceEnvironment]) async throws -> Bool {
         let sealed = box.seal(credential.secretMaterial, associatedData: Self.associatedData(appKey: appKey))
         let rows = try await pool.query(Self.storeSQL, [
             appKey, Self.array(environments), credential.auth.rawValue, credential.topic, credential.keyID, credential.teamID,
@@ -27,7 +32,7 @@ struct CredentialRepository: Sendable {
     }
 
     /// $1 app key, $2 environments (text[]), then the credential's columns.
-    static let storeSQL = """
+    public static let storeSQL = """
         INSERT INTO apns_credentials (app_id, environment, auth, topic, key_id, team_id, certificate_expires_at,
                                       certificate_subject, sealed_secret, updated_at)
         SELECT a.id, e.environment, $3, $4, $5, $6, $7, $8, $9, now()
@@ -39,12 +44,12 @@ struct CredentialRepository: Sendable {
         """
 
     /// What the API may show of the app's credentials in `environments`: never the secret material.
-    func metadata(appKey: String, environments: [DeviceEnvironment] = DeviceEnvironment.allCases) async throws -> [CredentialMetadata] {
+    public func metadata(appKey: String, environments: [DeviceEnvironment] = DeviceEnvironment.allCases) async throws -> [CredentialMetadata] {
         try await pool.query(Self.metadataSQL, [appKey, Self.array(environments)]).map(CredentialMetadata.init(row:))
     }
 
     /// $1 app key, $2 environments (text[]).
-    static let metadataSQL = """
+    public static let metadataSQL = """
         SELECT \(CredentialMetadata.columnsSQL)
         FROM apns_credentials c JOIN apps a ON a.id = c.app_id
         WHERE a.app_key = $1 AND c.environment = ANY ($2::text[])
@@ -52,7 +57,7 @@ struct CredentialRepository: Sendable {
         """
 
     /// The unsealed secret material of one environment's credential.
-    func secretMaterial(appKey: String, environment: DeviceEnvironment) async throws -> [UInt8]? {
+    public func secretMaterial(appKey: String, environment: DeviceEnvironment) async throws -> [UInt8]? {
         let rows = try await pool.query("""
             SELECT c.sealed_secret FROM apns_credentials c JOIN apps a ON a.id = c.app_id
             WHERE a.app_key = $1 AND c.environment = $2
@@ -62,12 +67,12 @@ struct CredentialRepository: Sendable {
     }
 
     /// Removes the app's credentials in `environments`; false when there was none to remove.
-    func delete(appKey: String, environments: [DeviceEnvironment]) async throws -> Bool {
+    public func delete(appKey: String, environments: [DeviceEnvironment]) async throws -> Bool {
         try await pool.query(Self.deleteSQL, [appKey, Self.array(environments)]).affectedRows > 0
     }
 
     /// $1 app key, $2 environments (text[]).
-    static let deleteSQL = """
+    public static let deleteSQL = """
         DELETE FROM apns_credentials WHERE app_id = (SELECT id FROM apps WHERE app_key = $1) AND environment = ANY ($2::text[])
         """
 

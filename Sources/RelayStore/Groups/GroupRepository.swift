@@ -3,53 +3,57 @@ import PostgresStore
 import RelayCore
 
 /// A group as the admin API shows it (never its secret's hash).
-struct GroupRecord: Sendable, Equatable, Encodable {
-    var groupKey: String
-    var name: String
-    var appKeys: [String]
-    var createdAt: String
-    var secretRotatedAt: String
+public struct GroupRecord: Sendable, Equatable, Encodable {
+    public var groupKey: String
+    public var name: String
+    public var appKeys: [String]
+    public var createdAt: String
+    public var secretRotatedAt: String
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey {
         case groupKey = "group_key", name, appKeys = "app_keys", createdAt = "created_at", secretRotatedAt = "secret_rotated_at"
     }
 }
 
 /// What `/v3/grouppush` and the group report calls check and act on: the group and its apps.
-struct AuthenticatedGroup: Sendable, Equatable {
-    struct Member: Sendable, Equatable {
-        var id: Int64
-        var appKey: String
+public struct AuthenticatedGroup: Sendable, Equatable {
+    public struct Member: Sendable, Equatable {
+        public var id: Int64
+        public var appKey: String
     }
 
-    var id: Int64
-    var groupKey: String
-    var apps: [Member]
+    public var id: Int64
+    public var groupKey: String
+    public var apps: [Member]
 }
 
 /// The `app_groups` table: a group key and secret over a set of apps (`/v3/grouppush`).
-struct GroupRepository: Sendable {
-    let pool: PostgresPool
+public struct GroupRepository: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
 
     /// A group's record columns (`g` app_groups); its app keys sorted, comma-separated.
-    static let recordColumns = """
+    public static let recordColumns = """
         g.group_key, g.name, \(isoTimestampSQL("g.created_at")) AS created_at,
         \(isoTimestampSQL("g.secret_rotated_at")) AS secret_rotated_at,
         (SELECT string_agg(a.app_key, ',' ORDER BY a.app_key) FROM app_group_members m JOIN apps a ON a.id = m.app_id
          WHERE m.group_id = g.id) AS app_keys
         """
 
-    static let listSQL = "SELECT \(recordColumns) FROM app_groups g ORDER BY g.id"
+    public static let listSQL = "SELECT \(recordColumns) FROM app_groups g ORDER BY g.id"
 
-    static let deleteSQL = "DELETE FROM app_groups WHERE group_key = $1"
+    public static let deleteSQL = "DELETE FROM app_groups WHERE group_key = $1"
 
-    static let replaceSecretSQL = """
+    public static let replaceSecretSQL = """
         UPDATE app_groups g SET secret_hash = $2, secret_rotated_at = now() WHERE g.group_key = $1 RETURNING \(recordColumns)
         """
 
     /// The group's id and secret hash, once per app of the group (apps by id; one row with
     /// null app columns for a group whose apps were all deleted).
-    static let findSQL = """
+    public static let findSQL = """
         SELECT g.id, g.secret_hash, a.id AS app_id, a.app_key
         FROM app_groups g LEFT JOIN app_group_members m ON m.group_id = g.id LEFT JOIN apps a ON a.id = m.app_id
         WHERE g.group_key = $1 ORDER BY a.id
@@ -58,7 +62,7 @@ struct GroupRepository: Sendable {
     /// Creates a group over apps given by key.
     ///
     /// - Throws: 1008 naming an app key that does not exist.
-    func create(groupKey: String, name: String, secretHash: String, appKeys: [String]) async throws -> GroupRecord {
+    public func create(groupKey: String, name: String, secretHash: String, appKeys: [String]) async throws -> GroupRecord {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
                 let apps = try connection.query("SELECT id, app_key FROM apps WHERE app_key = ANY ($1::text[])",
@@ -85,23 +89,23 @@ struct GroupRepository: Sendable {
     }
 
     /// Every group, oldest first.
-    func list() async throws -> [GroupRecord] {
+    public func list() async throws -> [GroupRecord] {
         try await pool.withConnection { try $0.preparedQuery(byText: Self.listSQL) }.map(Self.record)
     }
 
     /// Deletes the group and the records of its pushes (their messages stay with their apps).
-    func delete(groupKey: String) async throws -> Bool {
+    public func delete(groupKey: String) async throws -> Bool {
         try await pool.withConnection { try $0.preparedQuery(byText: Self.deleteSQL, [groupKey]) }.affectedRows == 1
     }
 
     /// Stores a new secret hash; nil when there is no such group.
-    func replaceSecretHash(groupKey: String, secretHash: String) async throws -> GroupRecord? {
+    public func replaceSecretHash(groupKey: String, secretHash: String) async throws -> GroupRecord? {
         try await pool.withConnection { try $0.preparedQuery(byText: Self.replaceSecretSQL, [groupKey, secretHash]) }
             .first.map(Self.record)
     }
 
     /// The group's secret hash and its apps, or nil when there is no such group.
-    func find(groupKey: String) async throws -> (secretHash: String, group: AuthenticatedGroup)? {
+    public func find(groupKey: String) async throws -> (secretHash: String, group: AuthenticatedGroup)? {
         let rows = try await pool.withConnection { try $0.preparedQuery(byText: Self.findSQL, [groupKey]) }
         guard let first = rows.first else { return nil }
         var apps: [AuthenticatedGroup.Member] = []

@@ -2,20 +2,24 @@ import PostgresStore
 import RelayCore
 
 /// An app as the admin API shows it.
-struct AppRecord: Sendable, Equatable {
-    var appKey: String
-    var name: String
-    var createdAt: String
-    var secretRotatedAt: String
+public struct AppRecord: Sendable, Equatable {
+    public var appKey: String
+    public var name: String
+    public var createdAt: String
+    public var secretRotatedAt: String
 
-    var json: [String: Any] {
+    public var json: [String: Any] {
         ["app_key": appKey, "name": name, "created_at": createdAt, "secret_rotated_at": secretRotatedAt]
     }
 }
 
 /// The `apps` table.
-struct AppRepository: Sendable {
-    let pool: PostgresPool
+public struct AppRepository: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
 
     private static let columns = "app_key, name, \(isoTimestampSQL("created_at")) AS created_at, \(isoTimestampSQL("secret_rotated_at")) AS secret_rotated_at"
 
@@ -24,7 +28,7 @@ struct AppRepository: Sendable {
                   createdAt: try row.string("created_at"), secretRotatedAt: try row.string("secret_rotated_at"))
     }
 
-    func create(appKey: String, name: String, secretHash: String) async throws -> AppRecord {
+    public func create(appKey: String, name: String, secretHash: String) async throws -> AppRecord {
         let rows = try await pool.query(
             "INSERT INTO apps (app_key, name, secret_hash) VALUES ($1, $2, $3) RETURNING \(Self.columns)",
             [appKey, name, secretHash])
@@ -32,18 +36,18 @@ struct AppRepository: Sendable {
         return try Self.record(row)
     }
 
-    func list() async throws -> [AppRecord] {
+    public func list() async throws -> [AppRecord] {
         try await pool.query("SELECT \(Self.columns) FROM apps ORDER BY id").map(Self.record)
     }
 
-    func find(appKey: String) async throws -> AppRecord? {
+    public func find(appKey: String) async throws -> AppRecord? {
         try await pool.query("SELECT \(Self.columns) FROM apps WHERE app_key = $1", [appKey]).first.map(Self.record)
     }
 
     /// Deletes the app and everything that belongs to it: its messages' deliveries and
     /// delivery spans here (they carry no foreign key, migrations 0021 and 0023), the rest
     /// through foreign keys.
-    func delete(appKey: String) async throws -> Bool {
+    public func delete(appKey: String) async throws -> Bool {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
                 try connection.query("""
@@ -56,7 +60,7 @@ struct AppRepository: Sendable {
         }
     }
 
-    func replaceSecretHash(appKey: String, secretHash: String) async throws -> AppRecord? {
+    public func replaceSecretHash(appKey: String, secretHash: String) async throws -> AppRecord? {
         try await pool.query(
             "UPDATE apps SET secret_hash = $2, secret_rotated_at = now() WHERE app_key = $1 RETURNING \(Self.columns)",
             [appKey, secretHash]).first.map(Self.record)

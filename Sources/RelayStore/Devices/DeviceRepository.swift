@@ -4,8 +4,18 @@ import RelayCore
 
 /// The `devices` and `device_tags` tables, always scoped to one app: every statement names
 /// the app, so a registration id of another app is simply not found.
-struct DeviceRepository: Sendable {
-    let pool: PostgresPool
+public struct DeviceRepository: Sendable {
+    /// The device family's 7002 for a registration id: unknown and other apps' ids get the
+    /// same answer, so the answer tells nothing about another app's devices.
+    public static func unknownRegistrationID(_ rid: String) -> JPushError {
+        JPushError(status: 400, code: 7002, message: "registration_id \(InputEcho.quoted(rid)) is not a device of this app")
+    }
+
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
 
     /// Registers a token, or refreshes the device that has it: same registration id, new
     /// environment, `registered_at` and `last_seen_at`, and a dead token comes back to life
@@ -14,7 +24,7 @@ struct DeviceRepository: Sendable {
     /// Parameters: $1 app, $2 token, $3 environment, $4 alias given, $5 alias ("" removes),
     /// $6 badge (NULL keeps), $7 tags given, $8 tags (text[]). The benchmark's pgbench script
     /// (scripts/bench/register.sql) runs this same statement.
-    static let registerSQL = """
+    public static let registerSQL = """
         WITH device AS (
             INSERT INTO devices AS d (app_id, token, environment, alias, badge)
             VALUES ($1, $2, $3, NULLIF($5, ''), coalesce($6::integer, 0))
@@ -38,7 +48,7 @@ struct DeviceRepository: Sendable {
         SELECT \(RegistrationID.sql("registration_id")) AS rid FROM device
         """
 
-    func register(appID: Int64, _ registration: DeviceRegistration) async throws -> String {
+    public func register(appID: Int64, _ registration: DeviceRegistration) async throws -> String {
         let rows = try await pool.preparedQuery("pushrelay_register_device", Self.registerSQL, [
             appID, registration.token.hex, registration.environment.rawValue,
             registration.alias != nil, registration.alias ?? "", registration.badge,
@@ -49,7 +59,7 @@ struct DeviceRepository: Sendable {
     }
 
     /// The device's JPush view: tags, alias, mobile; nil when the app has no such device.
-    func info(appID: Int64, rid: String) async throws -> (tags: [String], alias: String?, mobile: String?)? {
+    public func info(appID: Int64, rid: String) async throws -> (tags: [String], alias: String?, mobile: String?)? {
         guard let uuid = RegistrationID.uuid(rid) else { return nil }
         return try await pool.withConnection { connection in
             let devices = try connection.query(
@@ -66,7 +76,7 @@ struct DeviceRepository: Sendable {
     ///
     /// - Throws: `DeviceFieldError` when the device would end up with more than 1000 tags
     ///   (nothing is changed then).
-    func update(appID: Int64, rid: String, _ update: DeviceUpdate) async throws -> Bool {
+    public func update(appID: Int64, rid: String, _ update: DeviceUpdate) async throws -> Bool {
         guard let uuid = RegistrationID.uuid(rid) else { return false }
         return try await pool.withConnection { connection in
             try connection.transaction { connection in
@@ -106,10 +116,10 @@ struct DeviceRepository: Sendable {
     /// Device ids of the app's registration ids, in the order given.
     ///
     /// - Throws: `JPushError` 7002 naming the first id that is not a device of this app.
-    static func resolve(_ rids: [String], appID: Int64, on connection: PostgresConnection) throws -> [(rid: String, id: Int64)] {
+    public static func resolve(_ rids: [String], appID: Int64, on connection: PostgresConnection) throws -> [(rid: String, id: Int64)] {
         guard !rids.isEmpty else { return [] }
         if let malformed = rids.first(where: { RegistrationID.uuid($0) == nil }) {
-            throw DeviceFamily.unknownRegistrationID(malformed)
+            throw Self.unknownRegistrationID(malformed)
         }
         let rows = try connection.query("""
             SELECT id, \(RegistrationID.sql("registration_id")) AS rid FROM devices
@@ -118,7 +128,7 @@ struct DeviceRepository: Sendable {
         var ids: [String: Int64] = [:]
         for row in rows { ids[try row.string("rid")] = Int64(try row.int("id")) }
         return try rids.map { rid throws(JPushError) in
-            guard let id = ids[rid] else { throw DeviceFamily.unknownRegistrationID(rid) }
+            guard let id = ids[rid] else { throw Self.unknownRegistrationID(rid) }
             return (rid, id)
         }
     }
@@ -127,7 +137,7 @@ struct DeviceRepository: Sendable {
     /// last 10 minutes. The last delivery: the spans of the app covering the device's id
     /// (migration 0023; one GiST probe per day partition), newest first, until one holds the
     /// id (migration 0025).
-    func status(appID: Int64, rids: [String]) async throws -> [String: (online: Bool, lastSeen: String)] {
+    public func status(appID: Int64, rids: [String]) async throws -> [String: (online: Bool, lastSeen: String)] {
         try await pool.withConnection { connection in
             let resolved = try Self.resolve(rids, appID: appID, on: connection)
             // A thousand devices' probes add up to a plan cost past jit_above_cost: compiling
@@ -147,7 +157,7 @@ struct DeviceRepository: Sendable {
     /// app's spans that cover the device, newest first, stopped by the LIMIT at the first that
     /// holds its id, rather than reading every covering span's ids; the outer one has `seen`
     /// computed once, not once for each use.
-    static let statusSQL = """
+    public static let statusSQL = """
         SELECT rid, seen > now() - interval '10 minutes' AS online,
                to_char(seen AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
         FROM (SELECT \(RegistrationID.sql("d.registration_id")) AS rid,
@@ -163,7 +173,7 @@ struct DeviceRepository: Sendable {
 
     /// Every tag the app uses, sorted: a skip scan over the tag index (one probe per tag,
     /// not one row per tagged device).
-    func tags(appID: Int64) async throws -> [String] {
+    public func tags(appID: Int64) async throws -> [String] {
         try await pool.query("""
             WITH RECURSIVE t AS (
                 (SELECT tag FROM device_tags WHERE app_id = $1 ORDER BY tag LIMIT 1)
@@ -176,7 +186,7 @@ struct DeviceRepository: Sendable {
     }
 
     /// Whether the device has the tag; nil when the app has no such device.
-    func hasTag(appID: Int64, tag: String, rid: String) async throws -> Bool? {
+    public func hasTag(appID: Int64, tag: String, rid: String) async throws -> Bool? {
         guard let uuid = RegistrationID.uuid(rid) else { return nil }
         let rows = try await pool.query("""
             SELECT EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = $1 AND t.tag = $3 AND t.device_id = d.id) AS result
@@ -188,7 +198,7 @@ struct DeviceRepository: Sendable {
     /// Adds the tag to some devices and removes it from others, all or nothing.
     ///
     /// - Throws: 7002 for an id that is not this app's, or when a device would pass 1000 tags.
-    func changeTag(appID: Int64, tag: String, _ change: RegistrationIDChange) async throws {
+    public func changeTag(appID: Int64, tag: String, _ change: RegistrationIDChange) async throws {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
                 let add = try Self.resolve(change.add, appID: appID, on: connection)
@@ -215,23 +225,23 @@ struct DeviceRepository: Sendable {
         }
     }
 
-    func deleteTag(appID: Int64, tag: String) async throws {
+    public func deleteTag(appID: Int64, tag: String) async throws {
         try await pool.query("DELETE FROM device_tags WHERE app_id = $1 AND tag = $2", [appID, tag])
     }
 
     /// Registration ids with the alias, oldest device first.
-    func devices(appID: Int64, alias: String) async throws -> [String] {
+    public func devices(appID: Int64, alias: String) async throws -> [String] {
         try await pool.query("""
             SELECT \(RegistrationID.sql("registration_id")) AS rid FROM devices WHERE app_id = $1 AND alias = $2 ORDER BY id
             """, [appID, alias]).map { try $0.string("rid") }
     }
 
-    func deleteAlias(appID: Int64, alias: String) async throws {
+    public func deleteAlias(appID: Int64, alias: String) async throws {
         try await pool.query("UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2", [appID, alias])
     }
 
     /// Takes the alias off the given devices (those that have it; others are left alone).
-    func removeAlias(appID: Int64, alias: String, rids: [String]) async throws {
+    public func removeAlias(appID: Int64, alias: String, rids: [String]) async throws {
         try await pool.withConnection { connection in
             let devices = try Self.resolve(rids, appID: appID, on: connection)
             guard !devices.isEmpty else { return }
@@ -247,7 +257,7 @@ struct DeviceRepository: Sendable {
     ///     a registration after it means the token is valid again, so nothing changes.
     ///   - sentAt: when the refused notification was sent; used when APNs gave no timestamp.
     /// - Returns: whether the device was invalidated.
-    func invalidate(appID: Int64, token: String, reason: String, apnsTimestamp: Date?, sentAt: Date) async throws -> Bool {
+    public func invalidate(appID: Int64, token: String, reason: String, apnsTimestamp: Date?, sentAt: Date) async throws -> Bool {
         try await pool.query("""
             UPDATE devices SET active = false, invalidated_at = now(), invalidation_reason = $3, apns_invalidated_at = $4::timestamptz
             WHERE app_id = $1 AND token = $2 AND active AND registered_at < coalesce($4::timestamptz, $5::timestamptz)
@@ -257,7 +267,7 @@ struct DeviceRepository: Sendable {
     /// Applies a push's badge to the devices it goes to, atomically, and returns each
     /// device's new badge (what APNs is sent), keyed by device id. PushCore's `BadgeChange`:
     /// `.set(N)` is `setTo: N`, `.add(N)` is `setTo: nil, adding: N` (clamped to 0...maxBadge).
-    func applyBadge(appID: Int64, deviceIDs: [Int64], setTo value: Int?, adding delta: Int = 0) async throws -> [Int64: Int] {
+    public func applyBadge(appID: Int64, deviceIDs: [Int64], setTo value: Int?, adding delta: Int = 0) async throws -> [Int64: Int] {
         let rows = try await pool.query("""
             UPDATE devices SET badge = coalesce($3::integer, least($5::integer, greatest(0, badge + $4::integer)))
             WHERE app_id = $1 AND id = ANY ($2::bigint[])
@@ -268,7 +278,7 @@ struct DeviceRepository: Sendable {
         return badges
     }
 
-    static func idArray(_ ids: [Int64]) -> String {
+    public static func idArray(_ ids: [Int64]) -> String {
         "{" + ids.map(String.init).joined(separator: ",") + "}"
     }
 }

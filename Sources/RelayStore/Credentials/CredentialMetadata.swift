@@ -3,27 +3,27 @@ import PostgresStore
 
 /// What the API shows of one environment's APNs credential: metadata only, never the secret
 /// material. Absent values are `null`, as the single-credential answers always had them.
-struct CredentialMetadata: Encodable, Sendable, Equatable {
-    var environment: DeviceEnvironment
-    var auth: String
-    var topic: String
-    var keyID: String?
-    var teamID: String?
-    var certificateSubject: String?
-    var certificateExpiresAt: String?
-    var updatedAt: String
-    var brokenAt: String?
-    var brokenReason: String?
+public struct CredentialMetadata: Encodable, Sendable, Equatable {
+    public var environment: DeviceEnvironment
+    public var auth: String
+    public var topic: String
+    public var keyID: String?
+    public var teamID: String?
+    public var certificateSubject: String?
+    public var certificateExpiresAt: String?
+    public var updatedAt: String
+    public var brokenAt: String?
+    public var brokenReason: String?
 
     /// The columns `init(row:)` reads, of `apns_credentials c`.
-    static let columnsSQL = """
+    public static let columnsSQL = """
         c.environment, c.auth, c.topic, c.key_id, c.team_id, c.certificate_subject,
         \(isoTimestampSQL("c.certificate_expires_at")) AS certificate_expires_at,
         \(isoTimestampSQL("c.updated_at")) AS updated_at,
         \(isoTimestampSQL("c.broken_at")) AS broken_at, c.broken_reason
         """
 
-    init(row: PostgresRow) throws {
+    public init(row: PostgresRow) throws {
         guard let environment = DeviceEnvironment(rawValue: try row.string("environment")) else {
             throw PostgresError.protocolViolation("apns_credentials.environment is neither sandbox nor production")
         }
@@ -45,7 +45,7 @@ struct CredentialMetadata: Encodable, Sendable, Equatable {
         case brokenReason = "broken_reason"
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(environment.rawValue, forKey: .environment)
         try container.encode(auth, forKey: .auth)
@@ -65,12 +65,12 @@ struct CredentialMetadata: Encodable, Sendable, Equatable {
 /// and at the top the fields of the credential a push uses by default (production's, else
 /// sandbox's; `environment` says which), the shape of the answers from before credentials
 /// were per environment.
-struct AppCredentials: Encodable, Sendable, Equatable {
-    var sandbox: CredentialMetadata?
-    var production: CredentialMetadata?
+public struct AppCredentials: Encodable, Sendable, Equatable {
+    public var sandbox: CredentialMetadata?
+    public var production: CredentialMetadata?
 
     /// nil when neither environment has a credential.
-    init?(_ credentials: [CredentialMetadata]) {
+    public init?(_ credentials: [CredentialMetadata]) {
         sandbox = credentials.first { $0.environment == .sandbox }
         production = credentials.first { $0.environment == .production }
         if sandbox == nil && production == nil { return nil }
@@ -80,7 +80,7 @@ struct AppCredentials: Encodable, Sendable, Equatable {
         case sandbox, production
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         try (production ?? sandbox)?.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sandbox, forKey: .sandbox)

@@ -2,10 +2,10 @@ import RelayCore
 
 /// Which APNs environment a token belongs to: a development build's token works only
 /// against the sandbox.
-enum DeviceEnvironment: String, Sendable, CaseIterable {
+public enum DeviceEnvironment: String, Sendable, CaseIterable {
     case sandbox, production
 
-    init(parsing raw: String) throws(DeviceFieldError) {
+    public init(parsing raw: String) throws(DeviceFieldError) {
         guard let value = DeviceEnvironment(rawValue: raw) else {
             throw DeviceFieldError("environment must be \"sandbox\" or \"production\", got \(InputEcho.quoted(raw))")
         }
@@ -14,22 +14,22 @@ enum DeviceEnvironment: String, Sendable, CaseIterable {
 }
 
 /// A validated `POST /v3/devices` body (or import line): register or refresh one token.
-struct DeviceRegistration: Sendable, Equatable {
-    static let maxTagsPerDevice = 1000
-    static let maxBadge: Int64 = 1_000_000
+public struct DeviceRegistration: Sendable, Equatable {
+    public static let maxTagsPerDevice = 1000
+    public static let maxBadge: Int64 = 1_000_000
 
-    var token: DeviceToken
-    var environment: DeviceEnvironment
+    public var token: DeviceToken
+    public var environment: DeviceEnvironment
     /// nil: keep the device's alias; "": remove it; otherwise the new alias.
-    var alias: String?
+    public var alias: String?
     /// nil: keep the device's tags; otherwise its whole new set of tags (empty clears).
-    var tags: [String]?
+    public var tags: [String]?
     /// nil: keep the stored badge.
-    var badge: Int?
+    public var badge: Int?
 
-    static let fields: Set<String> = ["platform", "token", "environment", "alias", "tags", "badge"]
+    public static let fields: Set<String> = ["platform", "token", "environment", "alias", "tags", "badge"]
 
-    init(token: DeviceToken, environment: DeviceEnvironment, alias: String? = nil, tags: [String]? = nil, badge: Int? = nil) {
+    public init(token: DeviceToken, environment: DeviceEnvironment, alias: String? = nil, tags: [String]? = nil, badge: Int? = nil) {
         self.token = token
         self.environment = environment
         self.alias = alias
@@ -39,7 +39,7 @@ struct DeviceRegistration: Sendable, Equatable {
 
     /// - Throws: `JPushError` (1002/1003/1009, turned into 7002 by the route) for the JSON's
     ///   shape, `DeviceFieldError` for a value the registry refuses.
-    init(_ body: JSONObjectReader) throws {
+    public init(_ body: JSONObjectReader) throws {
         try body.rejectUnknownKeys(allowed: Self.fields)
         let platform = try body.string("platform")
         guard platform == "ios" else { throw DeviceFieldError("platform must be \"ios\" (this relay delivers through APNs), got \(InputEcho.quoted(platform))") }
@@ -52,7 +52,7 @@ struct DeviceRegistration: Sendable, Equatable {
     }
 
     /// A JSON array of distinct valid tags, at most `limit` of them; nil when absent or null.
-    static func tagList(_ value: JSONValue?, field: String, limit: Int) throws(DeviceFieldError) -> [String]? {
+    public static func tagList(_ value: JSONValue?, field: String, limit: Int) throws(DeviceFieldError) -> [String]? {
         switch value {
         case nil, .null?: return nil
         case .array(let items)?:
@@ -70,7 +70,7 @@ struct DeviceRegistration: Sendable, Equatable {
         }
     }
 
-    static func parseBadge(_ body: JSONObjectReader) throws -> Int? {
+    public static func parseBadge(_ body: JSONObjectReader) throws -> Int? {
         guard let badge = try body.optionalInt("badge") else { return nil }
         guard (0...maxBadge).contains(badge) else { throw DeviceFieldError("badge must be from 0 to \(maxBadge), got \(badge)") }
         return Int(badge)

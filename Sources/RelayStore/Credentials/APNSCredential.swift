@@ -4,20 +4,20 @@ import RelayCrypto
 
 /// An app's APNs credential as uploaded: metadata anyone with the admin token may read,
 /// and secret material that is only ever stored sealed.
-struct APNSCredential: Sendable, Equatable {
-    enum Auth: String, Sendable { case token, certificate }
+public struct APNSCredential: Sendable, Equatable {
+    public enum Auth: String, Sendable { case token, certificate }
 
-    var auth: Auth
-    var topic: String
-    var keyID: String?
-    var teamID: String?
-    var certificateExpiresAt: Date?
-    var certificateSubject: String?
+    public var auth: Auth
+    public var topic: String
+    public var keyID: String?
+    public var teamID: String?
+    public var certificateExpiresAt: Date?
+    public var certificateSubject: String?
     /// JSON: `{"private_key"}` for token auth, `{"certificate","private_key"}` for certificates.
-    var secretMaterial: [UInt8]
+    public var secretMaterial: [UInt8]
 
     /// Validates a `PUT /admin/v1/apps/{app_key}/apns` body, saying exactly what is wrong.
-    static func parse(_ body: [UInt8], now: Date) throws(JPushError) -> APNSCredential {
+    public static func parse(_ body: [UInt8], now: Date) throws(JPushError) -> APNSCredential {
         let reader = try JSONObjectReader(body)
         let topic = try reader.string("topic")
         guard isBundleID(topic) else {
@@ -80,13 +80,13 @@ struct APNSCredential: Sendable, Equatable {
         return [UInt8](data)
     }
 
-    static func isBundleID(_ topic: String) -> Bool {
+    public static func isBundleID(_ topic: String) -> Bool {
         !topic.isEmpty && topic.utf8.count <= 255 && topic.unicodeScalars.allSatisfy {
             ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "." || $0 == "-" || $0 == "_"
         }
     }
 
-    static func isAppleIdentifier(_ value: String) -> Bool {
+    public static func isAppleIdentifier(_ value: String) -> Bool {
         value.utf8.count == 10 && value.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) }
     }
 }

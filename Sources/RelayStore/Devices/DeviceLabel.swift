@@ -2,14 +2,14 @@ import RelayCore
 
 /// Tags and aliases as JPush allows them: at most 40 bytes of UTF-8 made of letters, digits,
 /// `_`, CJK ideographs and `@!#$&*+=.|￥`.
-enum DeviceLabel {
-    static let maxBytes = 40
+public enum DeviceLabel {
+    public static let maxBytes = 40
     private static let punctuation: Set<Unicode.Scalar> = ["_", "@", "!", "#", "$", "&", "*", "+", "=", ".", "|", "￥"]
 
     /// - Parameters:
     ///   - kind: "tag" or "alias", for the message.
     /// - Throws: what is wrong with `value`.
-    static func validate(_ value: String, kind: String) throws(DeviceFieldError) {
+    public static func validate(_ value: String, kind: String) throws(DeviceFieldError) {
         guard !value.isEmpty else { throw DeviceFieldError("\(kind) must not be empty") }
         guard value.utf8.count <= maxBytes else {
             throw DeviceFieldError("\(kind) \(InputEcho.quoted(value)) is \(value.utf8.count) bytes; at most \(maxBytes) bytes of UTF-8 are allowed")
@@ -19,7 +19,7 @@ enum DeviceLabel {
         }
     }
 
-    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.isASCII {
             let value = scalar.value
             return (0x30...0x39).contains(value) || (0x41...0x5a).contains(value) || (0x61...0x7a).contains(value)
@@ -30,10 +30,10 @@ enum DeviceLabel {
 }
 
 /// Registration ids: the device row's random UUID, written as 32 lowercase hex digits.
-enum RegistrationID {
+public enum RegistrationID {
     /// The UUID text PostgreSQL accepts, or nil when `raw` cannot be one of ours (such an id
     /// is simply unknown: the same answer as a well-formed id of another app).
-    static func uuid(_ raw: String) -> String? {
+    public static func uuid(_ raw: String) -> String? {
         guard raw.utf8.count == 32, raw.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
             return nil
         }
@@ -41,5 +41,5 @@ enum RegistrationID {
     }
 
     /// SQL that renders a uuid column as a registration id.
-    static func sql(_ column: String) -> String { "replace(\(column)::text, '-', '')" }
+    public static func sql(_ column: String) -> String { "replace(\(column)::text, '-', '')" }
 }

@@ -2,30 +2,30 @@ import RelayCore
 
 /// A validated `POST /v3/devices/{rid}` body, with JPush's empty-string semantics:
 /// `"tags": ""` clears every tag, `"alias": ""` and `"mobile": ""` remove the value.
-struct DeviceUpdate: Sendable, Equatable {
-    static let maxTagsPerChange = 100
+public struct DeviceUpdate: Sendable, Equatable {
+    public static let maxTagsPerChange = 100
 
-    enum Tags: Sendable, Equatable {
+    public enum Tags: Sendable, Equatable {
         case keep
         case clear
         case change(add: [String], remove: [String])
     }
 
-    var tags: Tags = .keep
+    public var tags: Tags = .keep
     /// nil: keep; "": remove; otherwise set.
-    var alias: String?
+    public var alias: String?
     /// nil: keep; "": remove; otherwise set.
-    var mobile: String?
-    var badge: Int?
+    public var mobile: String?
+    public var badge: Int?
 
-    init(tags: Tags = .keep, alias: String? = nil, mobile: String? = nil, badge: Int? = nil) {
+    public init(tags: Tags = .keep, alias: String? = nil, mobile: String? = nil, badge: Int? = nil) {
         self.tags = tags
         self.alias = alias
         self.mobile = mobile
         self.badge = badge
     }
 
-    init(_ body: JSONObjectReader) throws {
+    public init(_ body: JSONObjectReader) throws {
         try body.rejectUnknownKeys(allowed: ["tags", "alias", "mobile", "badge"])
         switch body.fields["tags"] {
         case nil, .null?:
@@ -54,7 +54,7 @@ struct DeviceUpdate: Sendable, Equatable {
     }
 
     /// A phone number: digits, optionally a leading `+`, at most 20 characters.
-    static func validateMobile(_ mobile: String) throws(DeviceFieldError) {
+    public static func validateMobile(_ mobile: String) throws(DeviceFieldError) {
         let digits = mobile.hasPrefix("+") ? mobile.dropFirst() : Substring(mobile)
         guard !digits.isEmpty, digits.count <= 20, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
             throw DeviceFieldError("mobile must be a phone number (digits, optionally a leading +, at most 20), got \(InputEcho.quoted(mobile))")

@@ -1,12 +1,12 @@
 /// An APNs device token in the one form the registry stores: lowercase hex.
-struct DeviceToken: Sendable, Equatable, Hashable {
-    let hex: String
+public struct DeviceToken: Sendable, Equatable, Hashable {
+    public let hex: String
 
     /// Normalises what apps send: the `<aabbccdd eeff…>` form `NSData.description` used to
     /// print, spaces between groups, and upper case.
     ///
     /// - Throws: the reason, when what is left is not an even number (64 to 200) of hex digits.
-    init(parsing raw: String) throws(DeviceFieldError) {
+    public init(parsing raw: String) throws(DeviceFieldError) {
         var text = Substring(raw).utf8[...]
         while let first = text.first, first == 0x20 || first == 0x09 { text = text.dropFirst() }
         while let last = text.last, last == 0x20 || last == 0x09 { text = text.dropLast() }
@@ -42,7 +42,7 @@ struct DeviceToken: Sendable, Equatable, Hashable {
 }
 
 /// Why one field of a device request (or import line) is refused; becomes a 400 (code 7002).
-struct DeviceFieldError: Error, Sendable, Equatable {
-    let message: String
-    init(_ message: String) { self.message = message }
+public struct DeviceFieldError: Error, Sendable, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
 }

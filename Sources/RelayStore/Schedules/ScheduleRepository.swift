@@ -7,15 +7,19 @@ import Scheduling
 
 /// The `schedules` table as the API sees it: every statement scoped to one app, every
 /// change announced on `ScheduleChannel` in its own transaction.
-struct ScheduleRepository: Sendable {
-    let pool: PostgresPool
+public struct ScheduleRepository: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
     /// JPush's page size for `GET /v3/schedules`.
-    static let pageSize = 50
+    public static let pageSize = 50
 
     /// Creates a schedule, or answers the existing one when its cid was used before.
     ///
     /// - Returns: the schedule's id and name.
-    func create(appID: Int64, _ request: ScheduleRequest, now: Date) async throws -> (id: String, name: String) {
+    public func create(appID: Int64, _ request: ScheduleRequest, now: Date) async throws -> (id: String, name: String) {
         let timing = ScheduleTiming(trigger: request.trigger, enabled: request.enabled, storedWatermark: nil, now: now)
         return try await pool.withConnection { connection in
             try connection.transaction { connection in
@@ -39,7 +43,7 @@ struct ScheduleRepository: Sendable {
     }
 
     /// One page (1-based) of the app's schedules, oldest first, and the app's total.
-    func list(appID: Int64, page: Int) async throws -> (total: Int, schedules: [StoredSchedule]) {
+    public func list(appID: Int64, page: Int) async throws -> (total: Int, schedules: [StoredSchedule]) {
         try await pool.withConnection { connection in
             let total = try connection.query("SELECT count(*) AS n FROM schedules WHERE app_id = $1", [appID]).first?.int("n") ?? 0
             let rows = try connection.query("""
@@ -49,7 +53,7 @@ struct ScheduleRepository: Sendable {
         }
     }
 
-    func get(appID: Int64, id: String) async throws -> StoredSchedule? {
+    public func get(appID: Int64, id: String) async throws -> StoredSchedule? {
         try await pool.query("SELECT \(Self.columns) FROM schedules WHERE app_id = $1 AND id = $2::uuid", [appID, id])
             .first.map(Self.schedule)
     }
@@ -57,7 +61,7 @@ struct ScheduleRepository: Sendable {
     /// Replaces the sections `update` holds; the push, when replaced, is checked by `validate`.
     ///
     /// - Returns: the schedule after the change; nil when the app has no such schedule.
-    func update(appID: Int64, id: String, _ update: ScheduleUpdate, now: Date) async throws -> StoredSchedule? {
+    public func update(appID: Int64, id: String, _ update: ScheduleUpdate, now: Date) async throws -> StoredSchedule? {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
                 guard let row = try connection.query(
@@ -81,7 +85,7 @@ struct ScheduleRepository: Sendable {
     /// Deletes a schedule (its fire records go with it; pushes already accepted stay).
     ///
     /// - Returns: false when the app has no such schedule.
-    func delete(appID: Int64, id: String) async throws -> Bool {
+    public func delete(appID: Int64, id: String) async throws -> Bool {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
                 let deleted = try connection.query("DELETE FROM schedules WHERE app_id = $1 AND id = $2::uuid", [appID, id])
@@ -92,7 +96,7 @@ struct ScheduleRepository: Sendable {
     }
 
     /// The msg_ids of the pushes a schedule sent, oldest first; nil when the app has no such schedule.
-    func messageIDs(appID: Int64, id: String) async throws -> [String]? {
+    public func messageIDs(appID: Int64, id: String) async throws -> [String]? {
         try await pool.withConnection { connection in
             guard try !connection.query("SELECT 1 FROM schedules WHERE app_id = $1 AND id = $2::uuid", [appID, id]).isEmpty else {
                 return nil

@@ -1,20 +1,20 @@
 import RelayCore
 
 /// The `{"registration_ids":{"add":[…],"remove":[…]}}` body of the tag and alias calls.
-struct RegistrationIDChange: Sendable, Equatable {
-    static let maxPerList = 1000
+public struct RegistrationIDChange: Sendable, Equatable {
+    public static let maxPerList = 1000
 
-    var add: [String]
-    var remove: [String]
+    public var add: [String]
+    public var remove: [String]
 
-    init(add: [String], remove: [String]) {
+    public init(add: [String], remove: [String]) {
         self.add = add
         self.remove = remove
     }
 
     /// - Parameters:
     ///   - allowAdd: false for aliases, where only `remove` exists.
-    init(_ body: JSONObjectReader, allowAdd: Bool) throws {
+    public init(_ body: JSONObjectReader, allowAdd: Bool) throws {
         try body.rejectUnknownKeys(allowed: ["registration_ids"])
         guard let value = body.fields["registration_ids"], value != .null else {
             throw JPushError.missingParameter("registration_ids is required")
@@ -29,7 +29,7 @@ struct RegistrationIDChange: Sendable, Equatable {
     }
 
     /// A list of at most 1000 registration ids, without repeats.
-    static func list(_ value: JSONValue?, field: String) throws(DeviceFieldError) -> [String] {
+    public static func list(_ value: JSONValue?, field: String) throws(DeviceFieldError) -> [String] {
         switch value {
         case nil, .null?: return []
         case .array(let items)?:
