@@ -50,20 +50,12 @@ struct AudienceResolver: Sendable {
 
     private func resolveSlice(on connection: PostgresConnection) throws -> Step {
         // The first waiting message no other resolver holds (the limit bounds the locks tried).
-        guard let claimed = try connection.query("""
-            SELECT id FROM (SELECT id FROM messages WHERE state = 'resolving' ORDER BY id LIMIT 16) waiting
-            WHERE pg_try_advisory_xact_lock(hashtext('pushrelay_resolve'), hashtext(waiting.id::text))
-            LIMIT 1
-            """).first else {
-            let waiting = try connection.query("SELECT EXISTS (SELECT 1 FROM messages WHERE state = 'resolving') AS waiting")
+        guard let claimed = try connection.preparedQuery(AudienceStatements.claimResolving).first else {
+            let waiting = try connection.preparedQuery(AudienceStatements.anyResolving)
             return try waiting.first?.bool("waiting") == true ? .busy : .idle
         }
         // Read after taking the lock, so the cursor is the one the last resolver committed.
-        guard let row = try connection.query("""
-            SELECT id, app_id, body, environment, lane, resolve_cursor, accepted_at,
-                   coalesce(extract(epoch FROM spread_until)::bigint - accepted_at, 0) AS spread
-            FROM messages WHERE id = $1 AND state = 'resolving'
-            """, [Int64(try claimed.int("id"))]).first else { return .made }
+        guard let row = try connection.preparedQuery(AudienceStatements.resolvingMessage, [Int64(try claimed.int("id"))]).first else { return .made }
         let id = Int64(try row.int("id"))
         let audience: Audience
         do {
@@ -71,7 +63,7 @@ struct AudienceResolver: Sendable {
         } catch {
             // Accepted bodies always parse; one that no longer does (a rule tightened
             // since) is closed rather than retried for ever.
-            try connection.query("UPDATE messages SET state = 'done', finished_at = now() WHERE id = $1 AND state = 'resolving'", [id])
+            try connection.preparedQuery(AudienceStatements.closeUnparsable, [id])
             return .made
         }
         let message = ChunkMaker.Message(
@@ -85,15 +77,7 @@ struct AudienceResolver: Sendable {
         let slice = try chunkMaker.makeChunks(message, after: cursor, limit: limit, on: connection)
         let complete = slice.devices < limit
         // Resolved and every chunk already sent (or none made): the message is done.
-        let updated = try connection.query("""
-            UPDATE messages SET target_count = target_count + $2, resolve_cursor = coalesce($3, resolve_cursor),
-                   chunks_pending = chunks_pending + $5,
-                   state = CASE WHEN NOT $4::boolean THEN 'resolving'
-                                WHEN chunks_pending + $5 = 0 THEN 'done' ELSE 'sending' END,
-                   finished_at = CASE WHEN $4::boolean AND chunks_pending + $5 = 0 THEN now() ELSE finished_at END
-            WHERE id = $1 AND state = 'resolving'
-            RETURNING id
-            """, [id, slice.devices, slice.lastDeviceID, complete, slice.chunks])
+        let updated = try connection.preparedQuery(AudienceStatements.advanceResolving, [id, slice.devices, slice.lastDeviceID, complete, slice.chunks])
         // Withdrawn meanwhile: its chunks must not exist.
         guard !updated.isEmpty else { throw SliceAbandoned() }
         if slice.chunks > 0 { try connection.query(PushChannel.notify) }

@@ -42,19 +42,12 @@ struct ChunkQueue: Sendable {
 
     /// Gives a chunk back, to be leased again after `delay` (retries, a paused app).
     func release(_ chunk: LeasedChunk, after delay: Duration) async throws {
-        try await pool.query("""
-            UPDATE push_chunks SET state = 'ready', lease_owner = NULL, lease_expires_at = NULL,
-                   available_at = now() + make_interval(secs => $3)
-            WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
-            """, [chunk.id, owner, Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18], priority: chunk.priority)
+        try await pool.preparedQuery(LeaseStatements.release, [chunk.id, owner, Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18], priority: chunk.priority)
     }
 
     /// Pushes the lease deadline out while a chunk is still being worked on.
     func extend(_ chunk: LeasedChunk) async throws {
-        try await pool.query("""
-            UPDATE push_chunks SET lease_expires_at = now() + make_interval(secs => $3)
-            WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
-            """, [chunk.id, owner, Double(leaseSeconds)], priority: chunk.priority)
+        try await pool.preparedQuery(LeaseStatements.extend, [chunk.id, owner, Double(leaseSeconds)], priority: chunk.priority)
     }
 
     /// Makes the chunks whose lease ran out ready again (their worker died or hung).
@@ -62,9 +55,6 @@ struct ChunkQueue: Sendable {
     /// - Returns: how many were taken back.
     @discardableResult
     func reclaimExpired() async throws -> Int {
-        try await pool.query("""
-            UPDATE push_chunks SET state = 'ready', lease_owner = NULL, lease_expires_at = NULL
-            WHERE state = 'leased' AND lease_expires_at < now()
-            """).affectedRows
+        try await pool.preparedQuery(LeaseStatements.reclaimExpired).affectedRows
     }
 }

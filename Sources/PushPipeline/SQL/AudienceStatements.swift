@@ -162,6 +162,45 @@ enum AudienceStatements {
             """)
     }
 
+    /// The first of the oldest 16 `resolving` messages no other resolver holds, now held by
+    /// this transaction's advisory lock (the limit bounds the locks tried).
+    static let claimResolving = SQLStatement("pushrelay_resolve_claim", """
+        SELECT id FROM (SELECT id FROM messages WHERE state = 'resolving' ORDER BY id LIMIT 16) waiting
+        WHERE pg_try_advisory_xact_lock(hashtext('pushrelay_resolve'), hashtext(waiting.id::text))
+        LIMIT 1
+        """)
+
+    /// Whether any message waits to be cut (held by other resolvers when none was claimed).
+    static let anyResolving = SQLStatement("pushrelay_resolve_waiting", """
+        SELECT EXISTS (SELECT 1 FROM messages WHERE state = 'resolving') AS waiting
+        """)
+
+    /// $1 a claimed message, if it is still `resolving`: what cutting its next slice needs.
+    static let resolvingMessage = SQLStatement("pushrelay_resolve_message", """
+        SELECT id, app_id, body, environment, lane, resolve_cursor, accepted_at,
+               coalesce(extract(epoch FROM spread_until)::bigint - accepted_at, 0) AS spread
+        FROM messages WHERE id = $1 AND state = 'resolving'
+        """)
+
+    /// Closes resolving message $1 whose body no longer parses.
+    static let closeUnparsable = SQLStatement("pushrelay_resolve_close", """
+        UPDATE messages SET state = 'done', finished_at = now() WHERE id = $1 AND state = 'resolving'
+        """)
+
+    /// Records a slice of resolving message $1: $2 devices and $5 chunks made, $3 the last
+    /// device (the next cursor), $4 whether the audience is complete; then the message is
+    /// `sending`, or `done` when every chunk is already sent (or none was made). No row when
+    /// the message was withdrawn meanwhile.
+    static let advanceResolving = SQLStatement("pushrelay_resolve_advance", """
+        UPDATE messages SET target_count = target_count + $2, resolve_cursor = coalesce($3, resolve_cursor),
+               chunks_pending = chunks_pending + $5,
+               state = CASE WHEN NOT $4::boolean THEN 'resolving'
+                            WHEN chunks_pending + $5 = 0 THEN 'done' ELSE 'sending' END,
+               finished_at = CASE WHEN $4::boolean AND chunks_pending + $5 = 0 THEN now() ELSE finished_at END
+        WHERE id = $1 AND state = 'resolving'
+        RETURNING id
+        """)
+
     // MARK: Shared by the variants
 
     /// The CTEs `picked` (the next $`limit` device ids of the audience after $`cursor`, by
@@ -235,7 +274,7 @@ enum AudienceStatements {
 
     /// Every variant, for the test that prepares and explains each.
     static var all: [SQLStatement] {
-        [acceptUndelivered, acceptedByCID, overridden, deviceRange]
+        [acceptUndelivered, acceptedByCID, overridden, deviceRange, claimResolving, anyResolving, resolvingMessage, closeUnparsable, advanceResolving]
             + [acceptBroadcast, acceptTargeted, acceptTargetedHandoff, makeChunks, makeSpreadChunks].flatMap(\.all)
     }
 }

@@ -134,6 +134,27 @@ enum LeaseStatements {
         WHERE app_id = $1 AND environment = $2 AND updated_at::text = $3 AND broken_at IS NULL
         """)
 
+    /// Gives chunk $1 back from owner $2, to be leased again after $3 seconds (retries, a
+    /// paused app).
+    static let release = SQLStatement("pushrelay_chunk_release", """
+        UPDATE push_chunks SET state = 'ready', lease_owner = NULL, lease_expires_at = NULL,
+               available_at = now() + make_interval(secs => $3)
+        WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
+        """)
+
+    /// Pushes the lease of chunk $1 by owner $2 out to $3 seconds from now, while it is
+    /// still being worked on.
+    static let extend = SQLStatement("pushrelay_chunk_extend", """
+        UPDATE push_chunks SET lease_expires_at = now() + make_interval(secs => $3)
+        WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
+        """)
+
+    /// Makes the chunks whose lease ran out ready again (their worker died or hung).
+    static let reclaimExpired = SQLStatement("pushrelay_chunk_reclaim", """
+        UPDATE push_chunks SET state = 'ready', lease_owner = NULL, lease_expires_at = NULL
+        WHERE state = 'leased' AND lease_expires_at < now()
+        """)
+
     /// Every variant, for the test that prepares and explains each.
-    static let all = [leaseTargeted, leaseBroadcast, chunkContext, chunkDevices, chunkUnrecorded, markCredentialBroken]
+    static let all = [leaseTargeted, leaseBroadcast, chunkContext, chunkDevices, chunkUnrecorded, markCredentialBroken, release, extend, reclaimExpired]
 }
