@@ -1,3 +1,4 @@
+@testable import RelayStore
 import Testing
 import PushCore
 import RelayCore

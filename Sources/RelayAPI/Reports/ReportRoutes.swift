@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RelayCore
+import RelayStore
 
 /// JPush's report calls: delivery counts per message and delivery status per device.
 struct ReportRoutes: Sendable {
@@ -29,7 +30,7 @@ struct ReportRoutes: Sendable {
 
         router.add("POST", "/v3/status/message", context.reportHandler { request, _, app in
             let query = try StatusRequest(try JSONObjectReader(request.body))
-            guard let statuses = try await reports.statuses(appID: app.id, query) else {
+            guard let statuses = try await reports.statuses(appID: app.id, messageID: query.messageID, registrationIDs: query.registrationIDs) else {
                 // The same answer for another app's message as for one that exists nowhere.
                 throw ReportFamily.invalid("msg_id \(query.messageID) is not a message of this app")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 /// The JSON of each report call, in JPush's shapes. PushRelay delivers through APNs only:
 /// `ios_apns_sent` / `sent` is what APNs accepted, and what only a JPush client SDK could

@@ -6,12 +6,16 @@ import RelayStore
 /// Reads reports from the counters the pipeline keeps; every statement is a handful of
 /// primary-key probes, however many deliveries a message has, and each is scoped to the
 /// calling app.
-struct ReportRepository: Sendable {
-    let pool: PostgresPool
+public struct ReportRepository: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
 
     /// The app's messages among `$2`: other apps' and unknown ids match nothing. The body
     /// (at most 100 rows) gives `/v3/messages/detail` the parts that were ignored.
-    static let countersSQL = """
+    public static let countersSQL = """
         SELECT id, state, target_count, sent_count, failed_count, invalidated_count, expired_count, retry_count,
                \(isoTimestampSQL("created_at")) AS created_at,
                \(isoTimestampSQL("first_sent_at")) AS first_sent_at,
@@ -22,16 +26,16 @@ struct ReportRepository: Sendable {
         """
 
     /// Non-sent outcomes by reason, for messages already known to be the app's.
-    static let failuresSQL = """
+    public static let failuresSQL = """
         SELECT message_id, reason, count FROM message_failures WHERE message_id = ANY ($1::bigint[])
         """
 
     /// The message's state, if it is the app's.
-    static let messageStateSQL = "SELECT state FROM messages WHERE id = $1 AND app_id = $2"
+    public static let messageStateSQL = "SELECT state FROM messages WHERE id = $1 AND app_id = $2"
 
     /// Per registration id (`$2`, well-formed ones only): whether it is a device of the app,
     /// and its outcome for message `$3`: its `deliveries` row, else `sent` if a span holds it.
-    static let outcomesSQL = """
+    public static let outcomesSQL = """
         SELECT r.rid, d.id IS NOT NULL AS is_device,
                coalesce(o.outcome, CASE WHEN \(DeliverySpans.sentSQL(message: "$3", device: "d.id")) THEN 'sent' END) AS outcome
         FROM unnest($2::text[]) AS r(rid)
@@ -41,12 +45,12 @@ struct ReportRepository: Sendable {
 
     /// The counters of the app's messages among `ids`, in the order of `ids`; ids that are
     /// not the app's are left out.
-    func counters(appID: Int64, ids: [MessageID]) async throws -> [MessageCounters] {
+    public func counters(appID: Int64, ids: [MessageID]) async throws -> [MessageCounters] {
         try await pool.withConnection { try Self.counters(appID: appID, ids: ids, on: $0) }
     }
 
     /// Counters and failures by reason of the app's messages among `ids`, in their order.
-    func details(appID: Int64, ids: [MessageID]) async throws -> [(MessageCounters, [String: Int])] {
+    public func details(appID: Int64, ids: [MessageID]) async throws -> [(MessageCounters, [String: Int])] {
         try await pool.withConnection { connection in
             let known = try Self.counters(appID: appID, ids: ids, on: connection)
             var failures: [MessageID: [String: Int]] = [:]
@@ -60,24 +64,24 @@ struct ReportRepository: Sendable {
         }
     }
 
-    /// The status of each registration id for the app's message; nil when the message is
-    /// not the app's (or does not exist).
-    func statuses(appID: Int64, _ request: StatusRequest) async throws -> [String: DeliveryStatus]? {
+    /// The status of each of `registrationIDs` for the app's message; nil when the message
+    /// is not the app's (or does not exist).
+    public func statuses(appID: Int64, messageID: MessageID, registrationIDs: [String]) async throws -> [String: DeliveryStatus]? {
         try await pool.withConnection { connection in
-            let stateRows = try connection.query(Self.messageStateSQL, [request.messageID.rawValue, appID])
+            let stateRows = try connection.query(Self.messageStateSQL, [messageID.rawValue, appID])
             guard let row = stateRows.first else { return nil }
             let state: MessageState = try row.value("state")
             // A malformed id cannot be a device of any app: status 2 without asking.
-            let wellFormed = request.registrationIDs.filter { RegistrationID.uuid($0) != nil }
+            let wellFormed = registrationIDs.filter { RegistrationID.uuid($0) != nil }
             var found: [String: (isDevice: Bool, outcome: String?)] = [:]
             if !wellFormed.isEmpty {
-                let rows = try connection.query(Self.outcomesSQL, [appID, PostgresArrayLiteral.text(wellFormed), request.messageID.rawValue])
+                let rows = try connection.query(Self.outcomesSQL, [appID, PostgresArrayLiteral.text(wellFormed), messageID.rawValue])
                 for row in rows {
                     found[try row.string("rid")] = (try row.bool("is_device"), row["outcome"])
                 }
             }
             var result: [String: DeliveryStatus] = [:]
-            for rid in request.registrationIDs {
+            for rid in registrationIDs {
                 let entry = found[rid]
                 result[rid] = DeliveryStatus.of(isDevice: entry?.isDevice ?? false, outcome: entry?.outcome, messageState: state)
             }
@@ -94,7 +98,7 @@ struct ReportRepository: Sendable {
         return ids.compactMap { byID[$0] }
     }
 
-    static func bigintArray(_ ids: [MessageID]) -> String {
+    public static func bigintArray(_ ids: [MessageID]) -> String {
         "{" + ids.map(\.description).joined(separator: ",") + "}"
     }
 

@@ -3,41 +3,60 @@ import PushCore
 
 /// One message's delivery counters as the pipeline keeps them on its `messages` row, and
 /// the figures reports derive from them (no delivery row is ever counted).
-struct MessageCounters: Sendable, Equatable {
-    var id: MessageID
-    var state: MessageState
-    var target: Int
+public struct MessageCounters: Sendable, Equatable {
+    public var id: MessageID
+    public var state: MessageState
+    public var target: Int
     /// Accepted by APNs.
-    var sent: Int
-    var failed: Int
-    var invalidated: Int
-    var expired: Int
-    var retries: Int
+    public var sent: Int
+    public var failed: Int
+    public var invalidated: Int
+    public var expired: Int
+    public var retries: Int
     /// ISO 8601 in UTC, as the database renders them.
-    var createdAt: String
-    var firstSentAt: String?
-    var lastSentAt: String?
-    var finishedAt: String?
+    public var createdAt: String
+    public var firstSentAt: String?
+    public var lastSentAt: String?
+    public var finishedAt: String?
     /// Seconds from acceptance to the last outcome; nil until the message is finished.
-    var durationSeconds: Double?
+    public var durationSeconds: Double?
     /// The documented parts of the push this relay stored but does not deliver
     /// (`PushBodyKeys.ignoredParts`), when the report read the message's body.
-    var ignored: [String] = []
+    public var ignored: [String] = []
+
+    public init(id: MessageID, state: MessageState, target: Int, sent: Int, failed: Int, invalidated: Int, expired: Int, retries: Int,
+                createdAt: String, firstSentAt: String? = nil, lastSentAt: String? = nil, finishedAt: String? = nil,
+                durationSeconds: Double? = nil, ignored: [String] = []) {
+        self.id = id
+        self.state = state
+        self.target = target
+        self.sent = sent
+        self.failed = failed
+        self.invalidated = invalidated
+        self.expired = expired
+        self.retries = retries
+        self.createdAt = createdAt
+        self.firstSentAt = firstSentAt
+        self.lastSentAt = lastSentAt
+        self.finishedAt = finishedAt
+        self.durationSeconds = durationSeconds
+        self.ignored = ignored
+    }
 
     /// Targets without an outcome: the rest still to send, or 0 once the message is
     /// withdrawn (what was not sent then never will be; see `withdrawn`).
-    var pending: Int {
+    public var pending: Int {
         state == .withdrawn ? 0 : remainder
     }
 
     /// Targets a withdrawal stopped before they were sent.
-    var withdrawn: Int {
+    public var withdrawn: Int {
         state == .withdrawn ? remainder : 0
     }
 
     /// Accepted by APNs per second over the whole duration; nil until finished, or when
     /// the message finished within a millisecond.
-    var throughputPerSecond: Double? {
+    public var throughputPerSecond: Double? {
         guard let durationSeconds, durationSeconds >= 0.001 else { return nil }
         return (Double(sent) / durationSeconds * 10).rounded() / 10
     }
@@ -50,7 +69,7 @@ struct MessageCounters: Sendable, Equatable {
 extension MessageCounters {
     /// Reads a `messages` row (its id, state, counters and timestamps, and its body when
     /// selected), as every report selects it.
-    init(row: PostgresRow) throws {
+    public init(row: PostgresRow) throws {
         let idText = try row.string("id")
         guard let id = MessageID(idText) else {
             throw PostgresError.protocolViolation("message row with id \(idText)")

@@ -1,7 +1,7 @@
 import PushCore
 
 /// The answer of `POST /v3/status/message` for one registration id.
-enum DeliveryStatus: Int, Sendable, Equatable {
+public enum DeliveryStatus: Int, Sendable, Equatable {
     /// APNs accepted the notification for the device.
     case delivered = 0
     /// Not delivered: it failed, the token is dead, it expired or was withdrawn, or it has
@@ -23,7 +23,7 @@ enum DeliveryStatus: Int, Sendable, Equatable {
     ///   - messageState: the message's state. A device without an outcome is a target still
     ///     waiting while the message resolves or sends, not a target once it is `done` (every
     ///     target of a done message has an outcome), and not delivered if it was withdrawn.
-    static func of(isDevice: Bool, outcome: String?, messageState: MessageState) -> DeliveryStatus {
+    public static func of(isDevice: Bool, outcome: String?, messageState: MessageState) -> DeliveryStatus {
         guard isDevice else { return .notInApp }
         if let outcome { return outcome == "sent" ? .delivered : .notDelivered }
         return messageState == .done ? .notTargeted : .notDelivered
