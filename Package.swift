@@ -26,15 +26,17 @@ let package = Package(
         .target(name: "RelayCore", dependencies: [cSystem]),
         // Secret hashing, sealing at rest, key and certificate checks (OpenSSL).
         .target(name: "RelayCrypto", dependencies: [cSystem, "RelayCore"]),
-        // libevent evhttp server: one event loop per thread, router, deferred replies.
-        .target(name: "HTTPServer", dependencies: [cSystem, "RelayCore"]),
+        // The process's event loops: one libevent loop per thread, the group every socket runs on, LoopBound.
+        .target(name: "EventLoops", dependencies: [cSystem]),
+        // libevent evhttp server: a listener on each loop of the group, router, deferred replies.
+        .target(name: "HTTPServer", dependencies: [cSystem, "RelayCore", "EventLoops"]),
         // libpq connection pool, migrations, the embedded PostgreSQL cluster.
         .target(name: "PostgresStore", dependencies: [cSystem, "RelayCore"],
                 plugins: ["EmbedMigrations"]),
         // APNs provider client: HTTP/2 (nghttp2) over TLS (OpenSSL), JWT, pools.
-        .target(name: "APNSClient", dependencies: [cSystem, "RelayCore"]),
+        .target(name: "APNSClient", dependencies: [cSystem, "RelayCore", "EventLoops"]),
         // An APNs look-alike to develop, test and benchmark against (APNs' reasons from APNSClient).
-        .target(name: "APNSSimulator", dependencies: [cSystem, "RelayCore", "APNSClient"]),
+        .target(name: "APNSSimulator", dependencies: [cSystem, "RelayCore", "EventLoops", "APNSClient"]),
         // What a push means: JPush push bodies validated, APNs payloads built (pure, no I/O).
         .target(name: "PushCore", dependencies: ["RelayCore"]),
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
@@ -46,7 +48,7 @@ let package = Package(
         // The REST API: admin routes, JPush v3 routes, authentication.
         .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "RelayStore", "Scheduling"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
-            "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
+            "RelayCore", "RelayCrypto", "EventLoops", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
         ]),
 
         // The Swift library for app backends and iOS apps: Foundation only, none of the relay's modules.
@@ -59,10 +61,11 @@ let package = Package(
         // Shared by the test targets: a fresh database per test on the test cluster.
         .target(name: "TestSupport", dependencies: ["PostgresStore", "RelayCore"]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore", "TestSupport"]),
+        .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayCore"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayCore", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "RelayCore"]),
-        .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "RelayCore", "TestSupport"]),
+        .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "EventLoops", "RelayCore", "TestSupport"]),
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),

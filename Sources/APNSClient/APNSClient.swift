@@ -1,3 +1,4 @@
+import EventLoops
 import Foundation
 import RelayCore
 import Synchronization
@@ -9,9 +10,11 @@ import Synchronization
 /// rather than growing a queue. Requests on a connection
 /// that dies, or that the server refuses or sends GOAWAY past, go out again on another
 /// connection with the same `apns-id`; every `send` returns exactly once.
+///
+/// The connections run on loops of an `EventLoopGroup` (the process's shared one unless
+/// given another): a client adds no thread of its own, however many clients there are.
 public final class APNSClient: Sendable {
     private let configuration: APNSClientConfiguration
-    private let loops: [EventLoop]
     private let pools: [ConnectionPool]
     private let limiter: AsyncLimiter
     /// The urgent sends' window: they never wait for the others' slots.
@@ -24,8 +27,12 @@ public final class APNSClient: Sendable {
     ///   - configuration: endpoint, credentials, bounds.
     ///   - logger: for connection events; secrets are never logged.
     ///   - clock: the time for provider tokens and expirations.
+    ///   - group: the event loops the connections run on.
     /// - Throws: on a bad key, certificate, CA file or bound.
-    public init(configuration: APNSClientConfiguration, logger: Logger, clock: any APNSClock = SystemClock()) throws {
+    public init(
+        configuration: APNSClientConfiguration, logger: Logger, clock: any APNSClock = SystemClock(),
+        group: EventLoopGroup = .shared
+    ) throws {
         for (name, value) in [("maxConnections", configuration.maxConnections), ("maxInFlight", configuration.maxInFlight),
                               ("eventLoopCount", configuration.eventLoopCount), ("maxAttempts", configuration.maxAttempts)]
         where value < 1 {
@@ -46,18 +53,14 @@ public final class APNSClient: Sendable {
         urgentLimiter = AsyncLimiter(limit: max(1, configuration.maxInFlight / 4))
         let loopCount = min(configuration.eventLoopCount, configuration.maxConnections)
         let logger = logger.with(["component": "apns-client", "apns_host": configuration.host])
-        var loops: [EventLoop] = []
         var pools: [ConnectionPool] = []
         for index in 0..<loopCount {
-            let loop = try EventLoop(name: "apns-client-\(index)")
             // Spread maxConnections over the loops; the first loops take the remainder.
             let share = configuration.maxConnections / loopCount + (index < configuration.maxConnections % loopCount ? 1 : 0)
-            loops.append(loop)
             pools.append(ConnectionPool(
-                loop: loop, configuration: configuration, maxConnections: share, tls: tls, tokens: tokens,
+                loop: group.next(), configuration: configuration, maxConnections: share, tls: tls, tokens: tokens,
                 clock: clock, logger: logger, counters: counters))
         }
-        self.loops = loops
         self.pools = pools
     }
 
@@ -142,7 +145,7 @@ public final class APNSClient: Sendable {
     }
 
     /// Fails sends that have not gone out, waits for the answers to those that have (at
-    /// most `responseTimeout`), closes every connection and stops the loop threads.
+    /// most `responseTimeout`) and closes every connection; the loops run on for others.
     public func shutdown() async {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for pool in pools {
@@ -150,16 +153,13 @@ public final class APNSClient: Sendable {
                 if !pool.loop.execute({ pool.shutdown { continuation.resume() } }) { continuation.resume() }
             }
         }
-        for loop in loops { await loop.stop() }
     }
 
-    /// A client dropped without `shutdown()` still winds down: its pools close their
-    /// connections and its loop threads end.
+    /// A client dropped without `shutdown()` still winds down: its pools close their connections.
     deinit {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for pool in pools {
-            let loop = pool.loop
-            if !loop.execute({ pool.shutdown { loop.requestStop() } }) { loop.requestStop() }
+            pool.loop.execute { pool.shutdown {} }
         }
     }
 }

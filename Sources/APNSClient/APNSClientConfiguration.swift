@@ -24,7 +24,8 @@ public struct APNSClientConfiguration: Sendable {
     public var maxConnections: Int = 4
     /// The most `send` calls waiting for an answer at once; further calls suspend.
     public var maxInFlight: Int = 4000
-    /// Event loop threads; connections are spread over them.
+    /// How many loops of the client's `EventLoopGroup` its connections are spread over
+    /// (each takes a share of `maxConnections`); no thread of its own.
     public var eventLoopCount: Int = 1
     /// How long a TLS + HTTP/2 handshake may take.
     public var connectTimeout: TimeInterval = 10

@@ -1,4 +1,5 @@
 import CSystem
+import EventLoops
 import Foundation
 import RelayCore
 

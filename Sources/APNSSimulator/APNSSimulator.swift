@@ -1,31 +1,35 @@
 import CSystem
-import Dispatch
+import EventLoops
 import Foundation
 import RelayCore
 import Synchronization
 
-/// An APNs look-alike: HTTP/2 over TLS on `configuration.threads` event loops, answering
+/// An APNs look-alike: HTTP/2 over TLS on `configuration.threads` listeners spread over
+/// the loops of an `EventLoopGroup`, answering
 /// `POST /3/device/<token>` as APNs would, acting out scripted failures, and recording
 /// what it accepted (see `stats`, `deliveries(token:)`, and the control endpoint).
 ///
-/// `start()` binds and starts the threads; `shutdown()` stops them and waits until every
-/// connection is closed and every loop freed.
+/// `start()` binds and starts the listeners; `shutdown()` stops them and waits until every
+/// connection is closed and every listener freed (the loops run on).
 public final class APNSSimulator: Sendable {
     public let configuration: APNSSimulatorConfiguration
     /// The certificate served, in PEM: clients trust this.
     public let certificatePEM: String
     private let shared: SimulatorShared
+    private let group: EventLoopGroup
     private let state = Mutex(State.idle)
 
     private enum State {
         case idle
-        case running(loops: [SimulatorEventLoop], control: ControlServer?, stopped: DispatchGroup)
+        case running(listeners: [SimulatorListener], control: ControlServer?)
         case stopped
     }
 
     /// Validates the configuration, loads the JWT keys and sets up TLS (generating and
     /// writing the certificate when asked); binds nothing yet.
-    public init(configuration: APNSSimulatorConfiguration, logger: Logger) throws {
+    ///
+    /// - Parameter group: the event loops the listeners run on (the process's by default).
+    public init(configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared) throws {
         try configuration.validate()
         let tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
         if let path = configuration.writeCertificatePath {
@@ -36,6 +40,7 @@ public final class APNSSimulator: Sendable {
             }
         }
         self.configuration = configuration
+        self.group = group
         self.certificatePEM = tls.certificatePEM
         shared = SimulatorShared(
             configuration: configuration, tls: tls,
@@ -45,46 +50,39 @@ public final class APNSSimulator: Sendable {
         )
     }
 
-    /// Binds the listeners and starts the threads.
+    /// Binds the listeners and starts them on their loops.
     ///
     /// - Returns: the HTTP/2 port and the control port (if any), as bound (port 0 resolved).
     @discardableResult
     public func start() throws -> (port: Int, controlPort: Int?) {
         try state.withLock { state in
             guard case .idle = state else { throw APNSSimulatorError("the simulator was already started") }
-            // A peer that hangs up mid-write must not kill the process.
-            signal(SIGPIPE, SIG_IGN)
-            var loops: [SimulatorEventLoop] = []
+            var listeners: [SimulatorListener] = []
             var control: ControlServer?
             var port = configuration.listen.port
             var controlPort: Int?
             do {
-                if port != 0 { try SimulatorEventLoop.checkPortFree(host: configuration.listen.host, port: port) }
+                if port != 0 { try SimulatorListener.checkPortFree(host: configuration.listen.host, port: port) }
                 for index in 0..<configuration.threads {
-                    let loop = try SimulatorEventLoop(index: index, shared: shared)
-                    loops.append(loop)
+                    let listener = try SimulatorListener(index: index, shared: shared, loop: group.next())
+                    listeners.append(listener)
                     // The first listener resolves port 0; the others join it (SO_REUSEPORT).
-                    port = try loop.bind(host: configuration.listen.host, port: port)
+                    port = try listener.bind(host: configuration.listen.host, port: port)
                 }
                 if let endpoint = configuration.control {
-                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates)
+                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates, loop: group.next())
                     control = server
                     controlPort = try server.bind(host: endpoint.host, port: endpoint.port)
                 }
             } catch {
-                // Never started: running a stopped loop just frees it.
-                for loop in loops { loop.stop(); loop.run() }
-                if let control { control.stop(); control.run() }
+                // Never started: nothing of theirs reached a loop.
+                for listener in listeners { listener.close() }
+                control?.close()
                 throw error
             }
-            let stopped = DispatchGroup()
-            for loop in loops {
-                startThread(name: "apns-sim-\(loop.index)", group: stopped) { loop.run() }
-            }
-            if let control {
-                startThread(name: "apns-sim-control", group: stopped) { control.run() }
-            }
-            state = .running(loops: loops, control: control, stopped: stopped)
+            for listener in listeners { listener.loop.execute { listener.start() } }
+            if let control { control.loop.execute { control.start() } }
+            state = .running(listeners: listeners, control: control)
             shared.logger.info("APNs simulator listening", [
                 "port": String(port), "control_port": controlPort.map(String.init) ?? "none",
                 "threads": String(configuration.threads),
@@ -94,28 +92,19 @@ public final class APNSSimulator: Sendable {
         }
     }
 
-    private func startThread(name: String, group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
-        group.enter()
-        let thread = Thread {
-            body()
-            group.leave()
-        }
-        thread.name = name
-        thread.start()
-    }
-
-    /// Stops every loop, closes every connection, and returns once all threads are done.
+    /// Stops every listener, closes every connection, and returns once all are freed.
     public func shutdown() async {
-        let running: (loops: [SimulatorEventLoop], control: ControlServer?, stopped: DispatchGroup)? = state.withLock { state in
+        let running: (listeners: [SimulatorListener], control: ControlServer?)? = state.withLock { state in
             defer { state = .stopped }
-            guard case .running(let loops, let control, let stopped) = state else { return nil }
-            return (loops, control, stopped)
+            guard case .running(let listeners, let control) = state else { return nil }
+            return (listeners, control)
         }
         guard let running else { return }
-        for loop in running.loops { loop.stop() }
-        running.control?.stop()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            running.stopped.notify(queue: .global()) { continuation.resume() }
+        for listener in running.listeners {
+            try? await listener.loop.submit { listener.close() }
+        }
+        if let control = running.control {
+            try? await control.loop.submit { control.close() }
         }
         shared.logger.info("APNs simulator stopped")
     }

@@ -1,62 +1,53 @@
 import CSystem
+import EventLoops
 import Foundation
 import RelayCore
 
-/// The plain-HTTP control endpoint: one `event_base` and `evhttp` on a thread of its own,
+/// The plain-HTTP control endpoint: an `evhttp` on one loop of the simulator's group,
 /// answering from the recorder (see `ControlRoute`).
 ///
-/// Thread rule: bound on the starting thread, then run and freed by its own thread;
-/// `stop()` may be called from any thread.
+/// Thread rule: built and bound on the starting thread with its listener not accepting
+/// yet, then used only on its loop's thread from `start()` on; `close()` frees it there.
 final class ControlServer: @unchecked Sendable {
+    let loop: EventLoop
     private let recorder: SimulatorRecorder
     private let rates: LiveFailureRates
-    private let base: OpaquePointer
     private let http: OpaquePointer
-    private let stopEvent: OpaquePointer
+    private var boundSocket: OpaquePointer?
 
-    init(recorder: SimulatorRecorder, rates: LiveFailureRates) throws {
+    init(recorder: SimulatorRecorder, rates: LiveFailureRates, loop: EventLoop) throws {
         self.recorder = recorder
         self.rates = rates
-        libeventThreading
-        guard let base = event_base_new() else { throw APNSSimulatorError("event_base_new failed") }
-        guard let http = evhttp_new(base) else {
-            event_base_free(base)
-            throw APNSSimulatorError("evhttp_new failed")
-        }
-        guard let stopEvent = makeStopEvent(base) else {
-            evhttp_free(http)
-            event_base_free(base)
-            throw APNSSimulatorError("event_new failed")
-        }
-        self.base = base
+        self.loop = loop
+        guard let http = evhttp_new(loop.base) else { throw APNSSimulatorError("evhttp_new failed") }
         self.http = http
-        self.stopEvent = stopEvent
         evhttp_set_allowed_methods(http, UInt16(EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_PUT.rawValue))
         evhttp_set_gencb(http, controlRequest, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Binds the listener; returns the port bound.
+    /// Binds the listener, not accepting yet; returns the port bound.
     func bind(host: String, port: Int) throws -> Int {
-        guard let handle = evhttp_bind_socket_with_handle(http, host, UInt16(port)) else {
-            throw APNSSimulatorError("cannot listen on \(host):\(port) for control: \(String(cString: strerror(errno)))")
+        let listener = try bindListener(base: loop.base, host: host, port: port, reusePort: false, callback: nil, context: nil)
+        guard let bound = evhttp_bind_listener(http, listener) else {
+            evconnlistener_free(listener)
+            throw APNSSimulatorError("evhttp_bind_listener failed")
         }
-        guard let port = boundPort(of: evhttp_bound_socket_get_fd(handle)) else {
+        boundSocket = bound
+        guard let port = boundPort(of: evhttp_bound_socket_get_fd(bound)) else {
             throw APNSSimulatorError("cannot read the control port bound on \(host)")
         }
         return port
     }
 
-    /// Runs until `stop()` (even one called before), then frees everything.
-    func run() {
-        event_base_dispatch(base)
-        evhttp_free(http)
-        event_free(stopEvent)
-        event_base_free(base)
+    /// Starts accepting; on the loop's thread.
+    func start() {
+        if let boundSocket { evconnlistener_enable(evhttp_bound_socket_get_listener(boundSocket)) }
     }
 
-    /// Ends `run()`; callable from any thread.
-    func stop() {
-        event_active(stopEvent, 0, 0)
+    /// Frees the evhttp with its connections; on the loop's thread, or on the starting
+    /// thread for a server that never started.
+    func close() {
+        evhttp_free(http)
     }
 
     func handle(_ request: UnsafeMutablePointer<evhttp_request>) {

@@ -2,9 +2,9 @@ import CSystem
 import Foundation
 
 /// One client connection: TLS through a `bufferevent_openssl`, HTTP/2 through an nghttp2
-/// server session, answers decided by the loop's `APNSRequestHandler`.
+/// server session, answers decided by the listener's `APNSRequestHandler`.
 ///
-/// Thread rule: created, used and freed on its event loop's thread only; the loop keeps
+/// Thread rule: created, used and freed on its event loop's thread only; the listener keeps
 /// it alive (its `connections` table) until `close()`.
 final class SimulatorConnection {
     /// One request in progress and, once answered, the body being sent.
@@ -25,9 +25,9 @@ final class SimulatorConnection {
     /// Stop asking nghttp2 for bytes while this much output is still queued.
     static let outputHighWater = 64 * 1024
 
-    /// `unowned(unsafe)`: the loop outlives its connections (it closes them all before it
+    /// `unowned(unsafe)`: the listener outlives its connections (it closes them all before it
     /// ends), and a checked reference would cost a retain on every callback.
-    unowned(unsafe) let loop: SimulatorEventLoop
+    unowned(unsafe) let listener: SimulatorListener
     let bufferEvent: OpaquePointer
     private let recorder: SimulatorRecorder
     private let goawayAfter: Int?
@@ -53,15 +53,15 @@ final class SimulatorConnection {
     private var lingerTimer: OpaquePointer?
     private(set) var isClosed = false
 
-    init(loop: SimulatorEventLoop, bufferEvent: OpaquePointer) {
-        self.loop = loop
+    init(listener: SimulatorListener, bufferEvent: OpaquePointer) {
+        self.listener = listener
         self.bufferEvent = bufferEvent
-        recorder = loop.shared.recorder
-        goawayAfter = loop.shared.configuration.goawayAfter
-        resetAfter = loop.shared.configuration.resetAfter
-        latencyMilliseconds = loop.shared.configuration.latencyMilliseconds
-        maxConcurrentStreams = loop.shared.configuration.maxConcurrentStreams
-        requiresToken = loop.shared.verifier.requiresToken
+        recorder = listener.shared.recorder
+        goawayAfter = listener.shared.configuration.goawayAfter
+        resetAfter = listener.shared.configuration.resetAfter
+        latencyMilliseconds = listener.shared.configuration.latencyMilliseconds
+        maxConcurrentStreams = listener.shared.configuration.maxConcurrentStreams
+        requiresToken = listener.shared.verifier.requiresToken
     }
 
     private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -75,7 +75,7 @@ final class SimulatorConnection {
     /// After the TLS handshake: the HTTP/2 session and our SETTINGS.
     func handshakeCompleted() {
         var created: OpaquePointer?
-        guard nghttp2_session_server_new(&created, loop.sessionCallbacks, context) == 0, let created else {
+        guard nghttp2_session_server_new(&created, listener.sessionCallbacks, context) == 0, let created else {
             close()
             return
         }
@@ -109,7 +109,7 @@ final class SimulatorConnection {
         guard length > 0, let data = evbuffer_pullup(input, -1) else { return }
         let consumed = nghttp2_session_mem_recv(session, data, length)
         guard consumed >= 0 else {
-            loop.shared.logger.debug("closing a connection after an HTTP/2 error", [
+            listener.shared.logger.debug("closing a connection after an HTTP/2 error", [
                 "error": String(cString: nghttp2_strerror(Int32(consumed))),
             ])
             close()
@@ -159,7 +159,7 @@ final class SimulatorConnection {
     /// `lingerSeconds`.
     private func linger() {
         guard lingerTimer == nil else { return }
-        lingerTimer = event_new(loop.base, -1, 0, connectionLingerEnded, context)
+        lingerTimer = event_new(listener.base, -1, 0, connectionLingerEnded, context)
         var interval = timeval(tv_sec: SimulatorConnection.lingerSeconds, tv_usec: 0)
         event_add(lingerTimer, &interval)
     }
@@ -179,7 +179,7 @@ final class SimulatorConnection {
         streams.removeAll()
         receivingHeaders = nil
         bufferevent_free(bufferEvent)
-        loop.connectionClosed(self)
+        listener.connectionClosed(self)
     }
 
     // MARK: nghttp2 events
@@ -222,14 +222,14 @@ final class SimulatorConnection {
         guard !resetPending, let stream = streams[streamID] else { return }
         let request = stream.request
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        loop.refreshRates()
-        let decision = loop.handler.handle(request, nowMilliseconds: now, tokenCache: &tokenCache)
+        listener.refreshRates()
+        let decision = listener.handler.handle(request, nowMilliseconds: now, tokenCache: &tokenCache)
         if !streamLimitRaised, tokenCache.token != nil, requiresToken {
             streamLimitRaised = true
             submitSettings(maxConcurrentStreams: maxConcurrentStreams)
         }
         let apnsID = request.apnsID.flatMap { APNSRequestValidator.isUUID($0) ? $0 : nil }
-            ?? makeUUID(using: &loop.idRandom)
+            ?? makeUUID(using: &listener.idRandom)
         if let token = decision.acceptedToken {
             recorder.accepted(APNSDelivery(
                 token: token, apnsID: apnsID, topic: request.topic, pushType: request.pushType,
@@ -291,7 +291,7 @@ final class SimulatorConnection {
     // MARK: latency
 
     private func armTimer(for due: UInt64) {
-        if timer == nil { timer = event_new(loop.base, -1, 0, connectionTimer, context) }
+        if timer == nil { timer = event_new(listener.base, -1, 0, connectionTimer, context) }
         guard let timer else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let wait = due > now ? due - now : 0

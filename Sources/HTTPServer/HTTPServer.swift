@@ -1,31 +1,38 @@
 import CSystem
+import EventLoops
 import Foundation
 import RelayCore
 import Synchronization
 
-/// An HTTP/1.1 server on libevent's evhttp: one event loop per thread, all accepting on
-/// the same port through SO_REUSEPORT, handlers run as Swift tasks off the loops.
+/// An HTTP/1.1 server on libevent's evhttp: `configuration.threads` listeners spread over
+/// the loops of an `EventLoopGroup`, all accepting on the same port through SO_REUSEPORT,
+/// handlers run as Swift tasks off the loops.
 public final class HTTPServer: Sendable {
     private enum State {
         case idle
-        case running([EventLoop])
-        case stopping([EventLoop])
+        case running([HTTPListener])
+        case stopping([HTTPListener])
         case stopped
     }
 
     private let context: ServerContext
+    private let group: EventLoopGroup
     private let state = Mutex<State>(.idle)
 
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+    /// - Parameter group: the event loops the listeners run on (the process's by default).
+    public init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger,
+        group: EventLoopGroup = .shared
+    ) {
         context = ServerContext(configuration: configuration, responder: responder, logger: logger)
+        self.group = group
     }
 
-    /// Binds, starts the loop threads and returns the bound port.
+    /// Binds, starts the listeners on their loops and returns the bound port.
     ///
     /// - Throws: `HTTPServerError.addressInUse` when another socket holds the address,
     ///   other `HTTPServerError`s when the address is invalid or libevent fails.
     public func start() throws -> Int {
-        Self.prepareProcess
         return try state.withLock { state throws(HTTPServerError) -> Int in
             guard case .idle = state else { throw .alreadyStarted }
             if case .failure(let error)? = context.tls { throw error }
@@ -34,31 +41,27 @@ public final class HTTPServer: Sendable {
             if configuration.port != 0, address.isInUse() {
                 throw .addressInUse(host: configuration.host, port: configuration.port)
             }
-            var loops: [EventLoop] = []
+            var listeners: [HTTPListener] = []
             var port = configuration.port
             do throws(HTTPServerError) {
                 for _ in 0..<max(1, configuration.threads) {
-                    let loop = try EventLoop(context: context, address: address)
-                    loops.append(loop)
+                    let listener = try HTTPListener(context: context, address: address, loop: group.next())
+                    listeners.append(listener)
                     if port == 0 {
-                        // Every further loop binds the port the kernel picked for the first.
-                        guard let chosen = loop.port else { throw .setupFailed("getsockname") }
+                        // Every further listener binds the port the kernel picked for the first.
+                        guard let chosen = listener.port else { throw .setupFailed("getsockname") }
                         port = chosen
                         address = try SocketAddress(host: configuration.host, port: port)
                     }
                 }
             } catch {
-                for loop in loops { loop.discard() }
+                for listener in listeners { listener.discard() }
                 throw error
             }
-            for (index, loop) in loops.enumerated() {
-                let thread = Thread { loop.run() }
-                thread.name = "http-loop-\(index)"
-                thread.start()
-            }
-            state = .running(loops)
+            for listener in listeners { listener.loop.execute { listener.start() } }
+            state = .running(listeners)
             context.logger.info("http server listening", ["host": configuration.host, "port": String(port),
-                                                          "threads": String(loops.count)])
+                                                          "threads": String(listeners.count)])
             return port
         }
     }
@@ -73,28 +76,21 @@ public final class HTTPServer: Sendable {
     public var bufferedOutputBytes: Int { context.bufferedOutput.current }
 
     /// Stops accepting connections, lets requests in flight finish and their replies be
-    /// written, then stops the loops and waits for their threads to end.
+    /// written, then frees the listeners and waits until each is done (the loops run on).
     public func shutdown() async {
-        let loops: [EventLoop] = state.withLock { state in
+        let listeners: [HTTPListener] = state.withLock { state in
             switch state {
-            case .running(let loops):
-                state = .stopping(loops)
-                for loop in loops { loop.post(.stopAccepting) }
-                return loops
-            case .stopping(let loops):
-                return loops
+            case .running(let listeners):
+                state = .stopping(listeners)
+                for listener in listeners { listener.loop.execute { listener.stopAccepting() } }
+                return listeners
+            case .stopping(let listeners):
+                return listeners
             case .idle, .stopped:
                 return []
             }
         }
-        for loop in loops { await loop.exited.wait() }
+        for listener in listeners { await listener.exited.wait() }
         state.withLock { $0 = .stopped }
     }
-
-    /// Once per process: libevent locking for cross-thread `event_active`, and SIGPIPE
-    /// ignored so a write to a vanished client fails with EPIPE instead of killing us.
-    private static let prepareProcess: Void = {
-        evthread_use_pthreads()
-        signal(SIGPIPE, SIG_IGN)
-    }()
 }

@@ -6,7 +6,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 binds an ephemeral port; `HTTPServer.start()` returns the one chosen.
     public var port: Int = 8080
-    /// Event loops, each on its own thread, all accepting on the same port (SO_REUSEPORT).
+    /// Listeners, spread over the group's loops (one each when it equals the group's size),
+    /// all accepting on the same port (SO_REUSEPORT).
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Larger request bodies are answered 413 (code 1005).
     public var maxBodySize: Int = 1 << 20

@@ -1,14 +1,14 @@
 import CSystem
 
-/// One accepted connection the loop counts and watches: its source address, its
+/// One accepted connection the listener counts and watches: its source address, its
 /// request-read deadline, the timer that enforces it and the input-buffer callback that
 /// starts it (and counts the bytes buffered).
 ///
-/// Thread rule: made, used and detached on its loop's thread only. The loop's table holds
+/// Thread rule: made, used and detached on its loop's thread only. The listener's table holds
 /// it until the connection closes; libevent's callbacks get it unretained.
 final class TrackedConnection {
-    /// The loop outlives its connections (all are freed by its `run()`).
-    unowned let loop: EventLoop
+    /// The listener outlives its connections (all are freed by its `close()`).
+    unowned let listener: HTTPListener
     let connection: OpaquePointer
     /// The `ConnectionAdmission` key it is counted under.
     let address: String
@@ -27,9 +27,9 @@ final class TrackedConnection {
     /// - Parameters:
     ///   - connection: the `evhttp_connection`.
     ///   - bufferevent: its bufferevent, whose input is watched for a request's first byte.
-    init(loop: EventLoop, connection: OpaquePointer, bufferevent: OpaquePointer, base: OpaquePointer, address: String,
+    init(listener: HTTPListener, connection: OpaquePointer, bufferevent: OpaquePointer, base: OpaquePointer, address: String,
          maxBodySize: Int) {
-        self.loop = loop
+        self.listener = listener
         self.connection = connection
         self.address = address
         screen = RequestHeadScreen(maxBodySize: maxBodySize)
@@ -81,13 +81,13 @@ final class TrackedConnection {
     }
 
     /// The connection is going away: no callback may reach this object (nor its output's
-    /// callback the loop) any more.
+    /// callback the listener) any more.
     ///
     /// - Returns: the bytes its buffers still hold, freed with it unannounced.
     func detach() -> (input: Int, output: Int) {
         if let input, let inputCallback { evbuffer_remove_cb_entry(input, inputCallback) }
         inputCallback = nil
-        if let output { evbuffer_remove_cb(output, httpOutputCallback, Unmanaged.passUnretained(loop).toOpaque()) }
+        if let output { evbuffer_remove_cb(output, httpOutputCallback, Unmanaged.passUnretained(listener).toOpaque()) }
         if let timer { event_free(timer) }
         timer = nil
         return (input.map { evbuffer_get_length($0) } ?? 0, output.map { evbuffer_get_length($0) } ?? 0)

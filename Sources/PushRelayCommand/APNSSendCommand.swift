@@ -1,4 +1,5 @@
 import APNSClient
+import EventLoops
 import Foundation
 import RelayCore
 
@@ -162,6 +163,7 @@ enum APNSSendCommand {
             configuration.maxConnections = options.connections
             configuration.maxInFlight = options.inFlight
             configuration.eventLoopCount = options.loops
+            EventLoopGroup.configureShared(loopCount: options.loops)
             let level = ProcessInfo.processInfo.environment["PUSHRELAY_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .warning
             client = try APNSClient(configuration: configuration, logger: Logger(label: "pushrelay.apns-send", level: level))
         } catch {

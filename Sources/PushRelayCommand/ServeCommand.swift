@@ -1,4 +1,5 @@
 import Dispatch
+import EventLoops
 import Foundation
 import HTTPServer
 import PushPipeline
@@ -72,6 +73,7 @@ enum ServeCommand {
             return PushRelay.fail("\(error)")
         }
         let logger = environment.logger
+        EventLoopGroup.configureShared(loopCount: environment.configuration.threads)
         var server: HTTPServer?
         var worker: PushWorker?
         var scheduler: Scheduler?

@@ -1,4 +1,5 @@
 import APNSSimulator
+import EventLoops
 import Foundation
 import RelayCore
 
@@ -16,6 +17,7 @@ enum SimulatorCommand {
         }
         let level = ProcessInfo.processInfo.environment["PUSHRELAY_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .info
         let logger = Logger(label: "pushrelay.apns-sim", level: level)
+        EventLoopGroup.configureShared(loopCount: configuration.threads)
         let simulator: APNSSimulator
         do {
             simulator = try APNSSimulator(configuration: configuration, logger: logger)

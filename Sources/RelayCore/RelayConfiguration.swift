@@ -7,6 +7,8 @@ import Foundation
 public struct RelayConfiguration: Sendable, Equatable {
     public var listenHost: String = "127.0.0.1"
     public var listenPort: Int = 8080
+    /// The process's event loops (its `EventLoopGroup`): the API's listeners and every
+    /// APNs connection run on them.
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// A libpq connection string; nil means "start the embedded cluster under `dataDirectory`".
     public var databaseURL: String?
@@ -57,7 +59,7 @@ public struct RelayConfiguration: Sendable, Equatable {
     /// The variables the relay reads, each with its meaning, for `pushrelay help` and docs/configuration.md.
     public static let variables: [(name: String, meaning: String)] = [
         ("PUSHRELAY_LISTEN", "host:port the API listens on (default 127.0.0.1:8080)"),
-        ("PUSHRELAY_THREADS", "HTTP event-loop threads (default: one per core)"),
+        ("PUSHRELAY_THREADS", "event-loop threads of the process, shared by the API listeners and every APNs client's connections (default: one per core)"),
         ("PUSHRELAY_DATABASE_URL", "libpq connection string; unset starts a private cluster in the data directory"),
         ("PUSHRELAY_DATA_DIR", "data directory (default ./.pushrelay)"),
         ("PUSHRELAY_POSTGRES_BIN", "where initdb and pg_ctl are, for the embedded cluster (default: the newest /usr/lib/postgresql/*/bin, then PATH)"),

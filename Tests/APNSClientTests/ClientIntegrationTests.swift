@@ -9,17 +9,22 @@ import Testing
 struct ClientIntegrationTests {
     static let token = String(repeating: "ab", count: 32)
 
+    /// A token-auth configuration for `server`, with a fresh P-256 key.
+    static func tokenConfiguration(_ server: NGHTTPDServer) async throws -> APNSClientConfiguration {
+        let keyPath = server.directory.path("signing.p8")
+        try await run(try executable("openssl"), ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", keyPath])
+        return try APNSClientConfiguration(
+            endpoint: URL(string: "https://127.0.0.1:\(server.port)")!,
+            authentication: .token(keyPEM: try String(contentsOfFile: keyPath, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456"),
+            caFile: server.caFile)
+    }
+
     /// A token-auth client for `server`, with a fresh P-256 key.
     static func makeClient(
         _ server: NGHTTPDServer, maxConnections: Int = 2, maxInFlight: Int = 500,
         adjust: (inout APNSClientConfiguration) -> Void = { _ in }
     ) async throws -> APNSClient {
-        let keyPath = server.directory.path("signing.p8")
-        try await run(try executable("openssl"), ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", keyPath])
-        var configuration = try APNSClientConfiguration(
-            endpoint: URL(string: "https://127.0.0.1:\(server.port)")!,
-            authentication: .token(keyPEM: try String(contentsOfFile: keyPath, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456"),
-            caFile: server.caFile)
+        var configuration = try await tokenConfiguration(server)
         configuration.maxConnections = maxConnections
         configuration.maxInFlight = maxInFlight
         adjust(&configuration)

@@ -1,23 +1,18 @@
 import CSystem
+import EventLoops
 import Glibc
 import Foundation
 import RelayCore
-import Synchronization
 
-/// One libevent event loop (`event_base` + `evhttp` + its own SO_REUSEPORT listener),
-/// run by one thread of its own.
+/// One `evhttp` with its own SO_REUSEPORT listener, on one loop of the server's
+/// `EventLoopGroup`, and the requests and connections it serves there.
 ///
-/// Thread rule: once `run()` has started, everything here belongs to the loop's thread,
-/// except `post(_:)`, which any thread may call: it appends to the mutex-protected inbox and
-/// activates the wake event (legal across threads with `evthread_use_pthreads`).
-/// Handlers never run on the loop: it starts a `Task` per request and the reply comes back
-/// through the inbox, to be sent on this thread.
-final class EventLoop: @unchecked Sendable {
-    enum Message: Sendable {
-        case reply(id: UInt64, response: HTTPResponse)
-        case stopAccepting
-    }
-
+/// Thread rule: built and bound on the starting thread with its listener not yet
+/// accepting, then handed to its loop, whose thread alone uses it from `start()` on (other
+/// threads reach it through `loop.execute`). Handlers never run on the loop: it starts a
+/// `Task` per request and the reply comes back through `loop.execute`, to be sent on the
+/// loop's thread.
+final class HTTPListener: @unchecked Sendable {
     /// A request whose handler is running.
     private struct Pending {
         let request: UnsafeMutablePointer<evhttp_request>
@@ -35,15 +30,14 @@ final class EventLoop: @unchecked Sendable {
     private let context: ServerContext
     /// Set when the listener speaks HTTPS; read from the loop's own thread.
     var tls: ServerTLSContext? { try? context.tls?.get() }
+    let loop: EventLoop
     private let base: OpaquePointer
     private let http: OpaquePointer
-    private var wake: OpaquePointer?
     /// Activated when connections were accepted, to adopt them once evhttp has set them up.
     private var adopt: OpaquePointer?
     /// Activated when the screen rejected a request, to answer it once libevent is done with it.
     private var rejectWake: OpaquePointer?
     private var boundSocket: OpaquePointer?
-    private let inbox = Mutex<[Message]>([])
 
     private var pending: [UInt64: Pending] = [:]
     /// Bufferevents of connections accepted in this pass of the loop, not adopted yet
@@ -57,6 +51,8 @@ final class EventLoop: @unchecked Sendable {
     /// Connections with a reply of ours still being written.
     private var writing: Set<OpaquePointer> = []
     private var draining = false
+    /// Set once the evhttp is freed (or about to be): the listener is done.
+    private var closed = false
     /// Set while we call `evhttp_send_reply`: output written at any other time is libevent's own.
     private var sendingOwnReply = false
     /// libevent's own responses, by connection output buffer.
@@ -66,39 +62,30 @@ final class EventLoop: @unchecked Sendable {
 
     let exited = ExitSignal()
 
-    /// Creates the loop and binds its listener on the caller's thread.
+    /// Builds the evhttp on `loop`'s base and binds its listener, on the caller's thread;
+    /// nothing is accepted before `start()`.
     ///
     /// - Parameters:
-    ///   - address: where to listen; every loop binds the same address with SO_REUSEPORT.
-    init(context: ServerContext, address: SocketAddress) throws(HTTPServerError) {
+    ///   - address: where to listen; every listener binds the same address with SO_REUSEPORT.
+    init(context: ServerContext, address: SocketAddress, loop: EventLoop) throws(HTTPServerError) {
         self.context = context
+        self.loop = loop
         rejections = RejectionRewriter(page: context.errorPage)
-        guard let base = event_base_new() else { throw .setupFailed("event_base_new") }
-        guard let http = evhttp_new(base) else {
-            event_base_free(base)
-            throw .setupFailed("evhttp_new")
-        }
+        let base = loop.base
+        // evhttp_new and event_new only fill in structures: nothing reaches the running
+        // base until an event is added, which happens on the loop's thread.
+        guard let http = evhttp_new(base) else { throw .setupFailed("evhttp_new") }
         self.base = base
         self.http = http
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let wake = event_new(base, -1, 0, httpWakeCallback, me) else {
-            evhttp_free(http)
-            event_base_free(base)
-            throw .setupFailed("event_new")
-        }
-        self.wake = wake
         guard let adopt = event_new(base, -1, 0, httpAdoptCallback, me) else {
-            event_free(wake)
             evhttp_free(http)
-            event_base_free(base)
             throw .setupFailed("event_new")
         }
         self.adopt = adopt
         guard let rejectWake = event_new(base, -1, 0, httpRejectCallback, me) else {
             event_free(adopt)
-            event_free(wake)
             evhttp_free(http)
-            event_base_free(base)
             throw .setupFailed("event_new")
         }
         self.rejectWake = rejectWake
@@ -119,8 +106,10 @@ final class EventLoop: @unchecked Sendable {
         evhttp_set_bevcb(http, httpBuffereventCallback, me)
         evhttp_set_gencb(http, httpRequestCallback, me)
 
+        // Disabled: the socket listens (the port is known, connections queue in the
+        // backlog), but the loop accepts only from `start()`.
         let flags = UInt32(LEV_OPT_REUSEABLE) | UInt32(LEV_OPT_REUSEABLE_PORT)
-            | UInt32(LEV_OPT_CLOSE_ON_FREE) | UInt32(LEV_OPT_CLOSE_ON_EXEC)
+            | UInt32(LEV_OPT_CLOSE_ON_FREE) | UInt32(LEV_OPT_CLOSE_ON_EXEC) | UInt32(LEV_OPT_DISABLED)
         let listener = address.withSockaddr { sockaddr, length in
             evconnlistener_new_bind(base, nil, nil, flags, 1024, sockaddr, Int32(length))
         }
@@ -137,47 +126,51 @@ final class EventLoop: @unchecked Sendable {
         boundSocket = bound
     }
 
-    /// The port this loop's listener is bound to.
+    /// The port this listener is bound to.
     var port: Int? {
         guard let boundSocket else { return nil }
         return boundPort(of: evhttp_bound_socket_get_fd(boundSocket))
     }
 
-    /// Frees a loop that never ran (a later loop failed to bind).
+    /// Frees a listener that never started (a later one failed to bind).
     func discard() {
         freeEvents()
         evhttp_free(http)
-        event_base_free(base)
     }
 
     private func freeEvents() {
-        for event in [wake, adopt, rejectWake] {
+        for event in [adopt, rejectWake] {
             if let event { event_free(event) }
         }
-        wake = nil
         adopt = nil
         rejectWake = nil
     }
 
-    /// The thread's body: serves until drained after `stopAccepting`, then frees everything.
-    func run() {
-        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
-        evhttp_free(http)  // closes idle keep-alive connections
+    // MARK: - On the loop's thread
+
+    /// Starts accepting; serves until drained after `stopAccepting()`, then frees everything.
+    func start() {
+        if let boundSocket { evconnlistener_enable(evhttp_bound_socket_get_listener(boundSocket)) }
+    }
+
+    /// Takes no more connections; the ones open are served until their replies are written.
+    func stopAccepting() {
+        if let boundSocket { evhttp_del_accept_socket(http, boundSocket) }
+        boundSocket = nil
+        draining = true
+        stopIfDrained()
+    }
+
+    /// Frees the evhttp (closing idle keep-alive connections) and everything of this
+    /// listener's on the loop, which runs on for others.
+    private func close() {
+        evhttp_free(http)  // calls connectionClosed for each connection still open
         for bufferevent in accepted { bufferevent_decref(bufferevent) }
         accepted = []
         rejected = []
         freeEvents()
-        event_base_free(base)
         exited.signal()
     }
-
-    /// Hands a message to the loop from any thread.
-    func post(_ message: Message) {
-        inbox.withLock { $0.append(message) }
-        event_active(wake, 0, 0)
-    }
-
-    // MARK: - On the loop's thread
 
     func handle(_ request: UnsafeMutablePointer<evhttp_request>) {
         let started = ContinuousClock.now
@@ -218,27 +211,15 @@ final class EventLoop: @unchecked Sendable {
         let responder = context.responder
         Task { [self] in
             let response = await responder.respond(to: parsed)
-            post(.reply(id: id, response: response))
+            loop.execute { self.replyReady(id: id, response: response) }
         }
     }
 
-    func drainInbox() {
-        let messages = inbox.withLock { inbox in
-            defer { inbox.removeAll(keepingCapacity: true) }
-            return inbox
-        }
-        for message in messages {
-            switch message {
-            case .reply(let id, let response):
-                guard let finished = pending.removeValue(forKey: id) else { continue }
-                context.inFlight.release()
-                send(response, to: finished.request, log: finished.log)
-            case .stopAccepting:
-                if let boundSocket { evhttp_del_accept_socket(http, boundSocket) }
-                boundSocket = nil
-                draining = true
-            }
-        }
+    /// A handler's reply came back: send it.
+    private func replyReady(id: UInt64, response: HTTPResponse) {
+        guard let finished = pending.removeValue(forKey: id) else { return }
+        context.inFlight.release()
+        send(response, to: finished.request, log: finished.log)
         stopIfDrained()
     }
 
@@ -317,7 +298,7 @@ final class EventLoop: @unchecked Sendable {
                 evhttp_connection_free(idle.connection)  // calls connectionClosed
             }
             connections[connection] = TrackedConnection(
-                loop: self, connection: connection, bufferevent: bufferevent, base: base, address: address,
+                listener: self, connection: connection, bufferevent: bufferevent, base: base, address: address,
                 maxBodySize: context.configuration.maxBodySize)
             evhttp_connection_set_closecb(connection, httpConnectionClosedCallback, Unmanaged.passUnretained(self).toOpaque())
         }
@@ -547,9 +528,12 @@ final class EventLoop: @unchecked Sendable {
                            requestID: log.requestID)
     }
 
+    /// Once drained, frees the listener: from a job of its own, never from inside the
+    /// libevent callback that found it drained.
     private func stopIfDrained() {
-        if draining, pending.isEmpty, writing.isEmpty {
-            event_base_loopbreak(base)
+        if draining, !closed, pending.isEmpty, writing.isEmpty {
+            closed = true
+            loop.execute { self.close() }
         }
     }
 

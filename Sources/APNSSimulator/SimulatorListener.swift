@@ -1,8 +1,9 @@
 import CSystem
+import EventLoops
 import Foundation
 import RelayCore
 
-/// What every event loop of one simulator shares; immutable or thread-safe.
+/// What every listener of one simulator shares; immutable or thread-safe.
 final class SimulatorShared: Sendable {
     let configuration: APNSSimulatorConfiguration
     let tls: TLSServerContext
@@ -29,15 +30,16 @@ final class SimulatorShared: Sendable {
     }
 }
 
-/// One thread's `event_base` with its own SO_REUSEPORT listener and the connections it
-/// accepted.
+/// One SO_REUSEPORT listener on one loop of the simulator's `EventLoopGroup`, and the
+/// connections it accepted.
 ///
-/// Thread rule: built and bound on the starting thread, then handed to its own thread,
-/// which alone touches it from `run()` on; `stop()` may be called from any thread (libevent
-/// locking is on), and the loop frees everything itself when it ends.
-final class SimulatorEventLoop: @unchecked Sendable {
+/// Thread rule: built and bound on the starting thread with its listener not accepting
+/// yet, then handed to its loop, whose thread alone touches it from `start()` on; it frees
+/// everything of its own in `close()`, and the loop runs on for others.
+final class SimulatorListener: @unchecked Sendable {
     let index: Int
     let shared: SimulatorShared
+    let loop: EventLoop
     let base: OpaquePointer
     let sessionCallbacks: OpaquePointer
     var handler: APNSRequestHandler
@@ -45,16 +47,12 @@ final class SimulatorEventLoop: @unchecked Sendable {
     private var ratesGeneration = 0
     /// Makes the `apns-id` of requests that came without one.
     var idRandom: SplitMix64
-    private let stopEvent: OpaquePointer
     private var listener: OpaquePointer?
     private var connections: [ObjectIdentifier: SimulatorConnection] = [:]
 
-    init(index: Int, shared: SimulatorShared) throws {
-        libeventThreading
-        guard let base = event_base_new() else { throw APNSSimulatorError("event_base_new failed") }
+    init(index: Int, shared: SimulatorShared, loop: EventLoop) throws {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
-            event_base_free(base)
             throw APNSSimulatorError("nghttp2_session_callbacks_new failed")
         }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, simulatorOnBeginHeaders)
@@ -62,15 +60,10 @@ final class SimulatorEventLoop: @unchecked Sendable {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, simulatorOnDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, simulatorOnFrame)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, simulatorOnStreamClose)
-        guard let stopEvent = makeStopEvent(base) else {
-            nghttp2_session_callbacks_del(callbacks)
-            event_base_free(base)
-            throw APNSSimulatorError("event_new failed")
-        }
-        self.stopEvent = stopEvent
         self.index = index
         self.shared = shared
-        self.base = base
+        self.loop = loop
+        self.base = loop.base
         self.sessionCallbacks = callbacks
         let configuration = shared.configuration
         self.handler = APNSRequestHandler(
@@ -102,44 +95,24 @@ final class SimulatorEventLoop: @unchecked Sendable {
     /// happily let a second simulator (another `make run`) share it and take half of the
     /// connections. A plain bind, without that option, fails while anyone listens there.
     static func checkPortFree(host: String, port: Int) throws {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var resolved: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &resolved) == 0, let resolved else {
-            throw APNSSimulatorError("cannot resolve \(host)")
-        }
-        defer { freeaddrinfo(resolved) }
-        let probe = socket(resolved.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
-        guard probe >= 0 else { throw APNSSimulatorError("socket: \(String(cString: strerror(errno)))") }
-        defer { Foundation.close(probe) }
-        var on: Int32 = 1
-        // SO_REUSEADDR: a port left in TIME_WAIT by an earlier run is free.
-        _ = setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        if Foundation.bind(probe, resolved.pointee.ai_addr, resolved.pointee.ai_addrlen) != 0 {
-            throw APNSSimulatorError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
+        try withListenAddress(host: host, port: port) { address in
+            let probe = socket(address.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+            guard probe >= 0 else { throw APNSSimulatorError("socket: \(String(cString: strerror(errno)))") }
+            defer { Foundation.close(probe) }
+            var on: Int32 = 1
+            // SO_REUSEADDR: a port left in TIME_WAIT by an earlier run is free.
+            _ = setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+            if Foundation.bind(probe, address.ai_addr, address.ai_addrlen) != 0 {
+                throw APNSSimulatorError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
+            }
         }
     }
 
-    /// Binds this loop's listener; returns the port bound (the chosen one for port 0).
+    /// Binds the listener, not accepting yet; returns the port bound (the chosen one for port 0).
     func bind(host: String, port: Int) throws -> Int {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var resolved: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &resolved) == 0, let resolved else {
-            throw APNSSimulatorError("cannot resolve \(host)")
-        }
-        defer { freeaddrinfo(resolved) }
-        let flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT
-        guard let listener = evconnlistener_new_bind(
-            base, simulatorAccept, Unmanaged.passUnretained(self).toOpaque(), UInt32(flags), 1024,
-            resolved.pointee.ai_addr, Int32(resolved.pointee.ai_addrlen)
-        ) else {
-            throw APNSSimulatorError("cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
-        }
+        let listener = try bindListener(
+            base: base, host: host, port: port, reusePort: true, callback: simulatorAccept,
+            context: Unmanaged.passUnretained(self).toOpaque())
         self.listener = listener
         guard let port = boundPort(of: evconnlistener_get_fd(listener)) else {
             throw APNSSimulatorError("cannot read the port bound on \(host)")
@@ -147,21 +120,18 @@ final class SimulatorEventLoop: @unchecked Sendable {
         return port
     }
 
-    /// Runs until `stop()` (even one called before), then closes every connection and
-    /// frees the loop.
-    func run() {
-        event_base_dispatch(base)
+    /// Starts accepting; on the loop's thread.
+    func start() {
+        if let listener { evconnlistener_enable(listener) }
+    }
+
+    /// Closes every connection and frees the listener; on the loop's thread, or on the
+    /// starting thread for a listener that never started.
+    func close() {
         for connection in Array(connections.values) { connection.close() }
         if let listener { evconnlistener_free(listener) }
         listener = nil
-        event_free(stopEvent)
         nghttp2_session_callbacks_del(sessionCallbacks)
-        event_base_free(base)
-    }
-
-    /// Ends `run()`; callable from any thread.
-    func stop() {
-        event_active(stopEvent, 0, 0)
     }
 
     /// A TCP connection arrived: wrap it in TLS (server side) and wait for the handshake.
@@ -191,7 +161,7 @@ final class SimulatorEventLoop: @unchecked Sendable {
             return
         }
         bufferevent_openssl_set_allow_dirty_shutdown(bufferEvent, 1)
-        let connection = SimulatorConnection(loop: self, bufferEvent: bufferEvent)
+        let connection = SimulatorConnection(listener: self, bufferEvent: bufferEvent)
         connections[ObjectIdentifier(connection)] = connection
         shared.logger.debug("connection accepted", ["loop": String(index), "open": String(connections.count)])
         connection.start()
@@ -207,17 +177,5 @@ final class SimulatorEventLoop: @unchecked Sendable {
 private func simulatorAccept(
     _: OpaquePointer?, _ socket: Int32, _: UnsafeMutablePointer<sockaddr>?, _: Int32, _ context: UnsafeMutableRawPointer?
 ) {
-    Unmanaged<SimulatorEventLoop>.fromOpaque(context!).takeUnretainedValue().accept(socket: socket)
-}
-
-/// libevent's pthread locking, so `stop()` may activate an event from another thread; must
-/// precede the first `event_base_new`.
-let libeventThreading: Void = {
-    _ = evthread_use_pthreads()
-}()
-
-/// An event that, made active from any thread, breaks its loop: unlike a bare
-/// `event_base_loopbreak`, it is not lost when it comes before the loop starts.
-func makeStopEvent(_ base: OpaquePointer) -> OpaquePointer? {
-    event_new(base, -1, 0, { _, _, base in event_base_loopbreak(OpaquePointer(base)) }, UnsafeMutableRawPointer(base))
+    Unmanaged<SimulatorListener>.fromOpaque(context!).takeUnretainedValue().accept(socket: socket)
 }
