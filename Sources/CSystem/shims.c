@@ -1,11 +1,20 @@
+#define _GNU_SOURCE  /* pthread_setname_np */
 #include "CSystem.h"
 #include <netinet/tcp.h>
 #include <openssl/core_names.h>
+#include <pthread.h>
 #include <string.h>
 
 int CSystem_set_tcp_nodelay(int fd) {
     int on = 1;
     return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+}
+
+void CSystem_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof(truncated) - 1);
+    truncated[sizeof(truncated) - 1] = '\0';
+    pthread_setname_np(pthread_self(), truncated);
 }
 
 long CSystem_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {

@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "CSystem_store.h"
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <fcntl.h>
@@ -81,11 +80,4 @@ fail_pipe:
     close(fds[0]);
     close(fds[1]);
     return -rc;
-}
-
-void CSystem_store_set_thread_name(const char *name) {
-    char truncated[16];
-    strncpy(truncated, name, sizeof(truncated) - 1);
-    truncated[sizeof(truncated) - 1] = '\0';
-    pthread_setname_np(pthread_self(), truncated);
 }

@@ -31,7 +31,9 @@ public final class EventLoop: @unchecked Sendable {
             Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().runJobs()
         }, context)
         let thread = Thread { [self] in
-            Thread.current.name = name  // set from the thread itself, so it shows in top -H and perf
+            // Named through pthreads (Foundation's Thread.name does not reliably reach the
+            // kernel), so it shows in top -H and perf.
+            CSystem_set_thread_name(name)
             threadID.store(Self.currentThreadID, ordering: .releasing)
             event_base_loop(self.base, EVLOOP_NO_EXIT_ON_EMPTY)
             runJobs()  // jobs queued before the stop still run, so none is dropped

@@ -24,7 +24,7 @@ public final class PostgresPool: Sendable {
         for index in 0..<configuration.size {
             let thread = Thread { [work] in
                 // Named through pthreads: Foundation's Thread.name did not reliably reach the kernel.
-                CSystem_store_set_thread_name("pushrelay-pg-\(index)")
+                CSystem_set_thread_name("pushrelay-pg-\(index)")
                 let slot = ConnectionSlot(configuration: configuration, health: health,
                                           logger: logger.with(["pg_thread": "\(index)"]))
                 Self.serve(work, slot: slot)

@@ -28,7 +28,7 @@ final class NotificationListener: Sendable {
     func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let thread = Thread { [self] in
-            CSystem_store_set_thread_name("pushrelay-listen")
+            CSystem_set_thread_name("pushrelay-listen")
             run()
             let waiter = finished.withLock { waiter -> CheckedContinuation<Void, Never>? in
                 done.store(true, ordering: .releasing)

@@ -54,6 +54,9 @@ int CSystem_EVP_PKEY_is_P256(EVP_PKEY *pkey);
    waiting for the peer's ACK of the previous ones (TCP_NODELAY is not imported). */
 int CSystem_set_tcp_nodelay(int fd);
 
+/* Names the calling thread for ps/top/debuggers (the kernel keeps 15 characters). */
+void CSystem_set_thread_name(const char *name);
+
 /* Each area keeps its own shims in its own header and .c file. */
 #include "CSystem_http.h"
 #include "CSystem_store.h"

@@ -21,7 +21,4 @@ int CSystem_store_run(const char *path, char *const argv[], const char *director
  * Returns the child's pid, or -errno when it could not be started. */
 int CSystem_store_spawn_watcher(const char *path, char *const argv[], int *write_fd);
 
-/* Names the calling thread for ps/top/debuggers (the kernel keeps 15 characters). */
-void CSystem_store_set_thread_name(const char *name);
-
 #endif
