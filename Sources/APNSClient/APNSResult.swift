@@ -54,12 +54,26 @@ extension APNSResult {
         }
         var reason = APNSReason.unknown("")
         var timestamp: Date?
-        if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
-            if let text = object["reason"] as? String { reason = APNSReason(text) }
-            if let ms = (object["timestamp"] as? NSNumber)?.doubleValue {
-                timestamp = Date(timeIntervalSince1970: ms / 1000)
-            }
+        if let answer = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) {
+            if let text = answer.reason { reason = APNSReason(text) }
+            if let ms = answer.timestamp { timestamp = Date(timeIntervalSince1970: ms / 1000) }
         }
         self = .rejected(status: status, reason: reason, timestamp: timestamp)
+    }
+
+    /// APNs' error body; a field of another type counts as absent, so one odd field does not
+    /// hide the other.
+    private struct ErrorBody: Decodable {
+        var reason: String?
+        /// Milliseconds since 1970.
+        var timestamp: Double?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            reason = try? container.decode(String.self, forKey: .reason)
+            timestamp = try? container.decode(Double.self, forKey: .timestamp)
+        }
+
+        enum CodingKeys: String, CodingKey { case reason, timestamp }
     }
 }

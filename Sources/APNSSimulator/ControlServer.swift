@@ -105,9 +105,7 @@ extension ControlServer {
 
     /// A control answer as compact JSON with sorted keys.
     static func encoded(_ answer: some Encodable) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return [UInt8](try encoder.encode(answer))
+        try JSONAnswer.bytes(answer)
     }
 
     static func body(of request: UnsafeMutablePointer<evhttp_request>) -> [UInt8] {

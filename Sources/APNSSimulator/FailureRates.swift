@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import Synchronization
 
 /// The fractions of valid requests answered 429, 500 and 503, as the command line sets
@@ -19,15 +20,15 @@ public struct FailureRates: Sendable, Equatable, Encodable {
     /// - Throws: `APNSSimulatorError` naming what is wrong: not a JSON object, a rate
     ///   that is not a number from 0 to 1, an unknown key, or rates adding up to more than 1.
     public init(json: [UInt8]) throws {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any] else {
+        guard case .object(let object)? = try? JSONValue.parse(json) else {
             throw APNSSimulatorError(#"the body must be a JSON object such as {"rate_429":0.9}"#)
         }
         var rates = FailureRates()
         for (key, value) in object {
-            guard let number = value as? NSNumber else {
+            guard case .number(let number) = value else {
                 throw APNSSimulatorError("\(key) must be a number from 0 to 1")
             }
-            let rate = number.doubleValue
+            let rate = number.double
             guard (0...1).contains(rate) else { throw APNSSimulatorError("\(key) must be a number from 0 to 1") }
             switch key {
             case "rate_429": rates.rate429 = rate

@@ -91,19 +91,29 @@ public final class ProviderTokenVerifier: @unchecked Sendable {
               let headerBytes = Base64URL.decode(parts[0]),
               let claimsBytes = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: Data(claimsBytes)) as? [String: Any],
-              header["alg"] as? String == "ES256",
-              let keyID = header["kid"] as? String,
-              let key = keys[keyID],
-              claims["iss"] is String,
-              let issuedAt = (claims["iat"] as? NSNumber)?.int64Value
+              let header = try? JSONDecoder().decode(TokenHeader.self, from: Data(headerBytes)),
+              let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(claimsBytes)),
+              header.alg == "ES256",
+              let key = keys[header.kid]
         else { return .failure(.invalidProviderToken) }
+        let issuedAt = claims.iat
         let signingInput = jwt[..<(parts[1].endIndex)]
         guard ProviderTokenVerifier.verifyES256(key: key, signingInput: Array(signingInput), signature: signature) else {
             return .failure(.invalidProviderToken)
         }
         return .success(issuedAt)
+    }
+
+    /// The JWT header APNs requires: the algorithm and the key's id.
+    private struct TokenHeader: Decodable {
+        var alg: String
+        var kid: String
+    }
+
+    /// The JWT claims APNs requires: the team (`iss`) and when the token was issued.
+    private struct TokenClaims: Decodable {
+        var iss: String
+        var iat: Int64
     }
 
     /// ES256: ECDSA P-256 over SHA-256, with the JWT's raw `r‖s` signature turned into the

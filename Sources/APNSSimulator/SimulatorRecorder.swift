@@ -1,5 +1,6 @@
 import APNSClient
 import Foundation
+import RelayCore
 import Synchronization
 
 /// Counters the simulator keeps, as `GET /stats` reports them.
@@ -132,20 +133,44 @@ public final class SimulatorRecorder: Sendable {
     /// (`count` per delivery: how many times that token was sent to; the one shown is the
     /// last; `one_collapse_id`: whether all of them carried the same collapse id).
     public func deliveriesJSON(token: String?) -> [UInt8] {
-        let items: [[String: Any]] = deliveries(token: token).map { delivery in
-            var item: [String: Any] = [
-                "token": delivery.token, "apns_id": delivery.apnsID, "received_at": delivery.receivedAt,
-                "payload": (try? JSONSerialization.jsonObject(with: Data(delivery.payload)))
-                    ?? String(decoding: delivery.payload, as: UTF8.self),
-            ]
-            if let topic = delivery.topic { item["topic"] = topic }
-            if let pushType = delivery.pushType { item["push_type"] = pushType }
-            if let collapseID = delivery.collapseID { item["collapse_id"] = collapseID }
-            item["count"] = delivery.count
-            item["one_collapse_id"] = delivery.oneCollapseID
-            return item
-        }
-        let object: [String: Any] = ["count": items.count, "deliveries": items]
-        return [UInt8]((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8))
+        let items = deliveries(token: token).map(DeliveriesAnswer.Item.init)
+        // Strings, integers and parsed JSON always encode.
+        return (try? ControlServer.encoded(DeliveriesAnswer(count: items.count, deliveries: items))) ?? Array("{}".utf8)
     }
+}
+
+/// The answer of `GET /deliveries`.
+private struct DeliveriesAnswer: Encodable {
+    struct Item: Encodable {
+        var token: String
+        var apnsID: String
+        var topic: String?
+        var pushType: String?
+        var collapseID: String?
+        var count: Int
+        var oneCollapseID: Bool
+        var receivedAt: Int64
+        /// The payload as JSON, or as text when it is not JSON.
+        var payload: JSONValue
+
+        init(_ delivery: APNSDelivery) {
+            token = delivery.token
+            apnsID = delivery.apnsID
+            topic = delivery.topic
+            pushType = delivery.pushType
+            collapseID = delivery.collapseID
+            count = delivery.count
+            oneCollapseID = delivery.oneCollapseID
+            receivedAt = delivery.receivedAt
+            payload = (try? JSONValue.parse(delivery.payload)) ?? .string(String(decoding: delivery.payload, as: UTF8.self))
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case token, apnsID = "apns_id", topic, pushType = "push_type", collapseID = "collapse_id", count,
+                 oneCollapseID = "one_collapse_id", receivedAt = "received_at", payload
+        }
+    }
+
+    var count: Int
+    var deliveries: [Item]
 }

@@ -26,17 +26,26 @@ struct AppCredential: Sendable, Equatable {
     /// Opens the secret and says how to authenticate with it.
     func authentication(box: SecretBox) throws -> APNSClientConfiguration.Authentication {
         let secret = try box.open(sealedSecret, associatedData: Self.associatedData(appKey: appKey))
-        guard let object = try JSONSerialization.jsonObject(with: Data(secret)) as? [String: Any],
-              let key = object["private_key"] as? String
-        else { throw CredentialUnusable("the sealed credential has no private_key") }
+        guard let sealed = try? JSONDecoder().decode(SealedSecret.self, from: Data(secret)) else {
+            throw CredentialUnusable("the sealed credential has no private_key")
+        }
+        let key = sealed.privateKey
         if auth == "certificate" {
-            guard let certificate = object["certificate"] as? String else {
+            guard let certificate = sealed.certificate else {
                 throw CredentialUnusable("the sealed certificate credential has no certificate")
             }
             return .certificate(certificatePEM: certificate, keyPEM: key)
         }
         guard let keyID, let teamID else { throw CredentialUnusable("a token credential needs key_id and team_id") }
         return .token(keyPEM: key, keyID: keyID, teamID: teamID)
+    }
+
+    /// What `CredentialRepository` seals: the PEM key, and the certificate of a certificate credential.
+    private struct SealedSecret: Decodable {
+        var privateKey: String
+        var certificate: String?
+
+        enum CodingKeys: String, CodingKey { case privateKey = "private_key", certificate }
     }
 
     /// Marks the credential broken (only the version that was refused: a newer upload stays

@@ -21,9 +21,10 @@ public struct NotificationPayload: Sendable, Equatable {
         self.init(extras: object, aps: aps, identifier: identifier)
     }
 
-    /// From a notification's `userInfo` (keys that are not strings are dropped).
+    /// From a notification's `userInfo` (keys that are not strings are dropped): the OS's
+    /// untyped dictionary, read back through JSON into `JSONValue`s right here.
     public init(userInfo: [AnyHashable: Any], identifier: String? = nil) throws {
-        var strings: [String: Any] = [:]
+        let strings = NSMutableDictionary()
         for (key, value) in userInfo {
             if let key = key.base as? String { strings[key] = value }
         }

@@ -29,29 +29,26 @@ struct AdminAppRoutes: Sendable {
             let record = try await createWithFreshKey { key in
                 try await apps.create(appKey: key, name: name, secretHash: issued.hash)
             }
-            var json = record.json
-            json["master_secret"] = issued.secret
-            return jsonResponse(201, json)
+            return try jsonResponse(201, encoding: AppShapes.Issued(record: record, secret: issued.secret))
         })
 
         router.add("GET", "/admin/v1/apps", context.adminHandler { _, _ in
-            jsonResponse(200, ["apps": try await apps.list().map(\.json)])
+            try jsonResponse(200, encoding: ["apps": try await apps.list().map(AppShapes.App.init)])
         })
 
         router.add("GET", "/admin/v1/apps/{app_key}", context.adminHandler { _, parameters in
             let appKey = parameters["app_key"] ?? ""
             guard let record = try await apps.find(appKey: appKey) else { throw Self.appNotFound(appKey) }
-            var json = record.json
-            json["apns"] = try AppCredentials(try await credentials.metadata(appKey: appKey)).map { try jsonObject(encoding: $0) } ?? NSNull()
-            json["devices"] = try await DeviceCounts.json(appKey: appKey, pool: context.dependencies.pool)
-            return jsonResponse(200, json)
+            return try jsonResponse(200, encoding: AppShapes.Shown(
+                record: record, credentials: AppCredentials(try await credentials.metadata(appKey: appKey)),
+                devices: try await DeviceCounts.read(appKey: appKey, pool: context.dependencies.pool)))
         })
 
         router.add("DELETE", "/admin/v1/apps/{app_key}", context.adminHandler { _, parameters in
             let appKey = parameters["app_key"] ?? ""
             guard try await apps.delete(appKey: appKey) else { throw Self.appNotFound(appKey) }
             authenticator.forget(appKey: appKey)
-            return jsonResponse(200, ["app_key": appKey, "deleted": true])
+            return try jsonResponse(200, encoding: AppShapes.Deleted(appKey: appKey))
         })
 
         router.add("POST", "/admin/v1/apps/{app_key}/secret", context.adminHandler { _, parameters in
@@ -61,9 +58,7 @@ struct AdminAppRoutes: Sendable {
                 throw Self.appNotFound(appKey)
             }
             authenticator.forget(appKey: appKey)
-            var json = record.json
-            json["master_secret"] = issued.secret
-            return jsonResponse(200, json)
+            return try jsonResponse(200, encoding: AppShapes.Issued(record: record, secret: issued.secret))
         })
 
         registerRateLimit(in: &router)
@@ -87,7 +82,7 @@ struct AdminAppRoutes: Sendable {
                 [appKey, perMinute.map(String.init)])
             guard !rows.isEmpty else { throw Self.appNotFound(appKey) }
             authenticator.forget(appKey: appKey)
-            return jsonResponse(200, ["app_key": appKey, "per_minute": perMinute ?? defaultLimit, "default": perMinute == nil])
+            return try jsonResponse(200, encoding: AppShapes.RateLimit(appKey: appKey, perMinute: perMinute ?? defaultLimit, isDefault: perMinute == nil))
         })
     }
 

@@ -32,7 +32,7 @@ struct AdminCredentialRoutes: Sendable {
             guard try await credentials.delete(appKey: appKey, environments: DeviceEnvironment.allCases) else {
                 throw Self.noCredential(appKey)
             }
-            return jsonResponse(200, ["app_key": appKey, "deleted": true])
+            return try jsonResponse(200, encoding: AppShapes.Deleted(appKey: appKey))
         })
 
         router.add("PUT", "/admin/v1/apps/{app_key}/apns/{environment}", context.adminHandler { request, parameters in
@@ -60,7 +60,7 @@ struct AdminCredentialRoutes: Sendable {
             guard try await credentials.delete(appKey: appKey, environments: [environment]) else {
                 throw Self.noCredential(appKey, environment)
             }
-            return jsonResponse(200, ["app_key": appKey, "environment": environment.rawValue, "deleted": true])
+            return try jsonResponse(200, encoding: AppShapes.Deleted(appKey: appKey, environment: environment))
         })
     }
 

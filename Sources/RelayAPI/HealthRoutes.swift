@@ -7,7 +7,7 @@ struct HealthRoutes: Sendable {
     let context: RouteContext
 
     func register(in router: inout Router) {
-        router.add("GET", "/healthz") { _, _ in jsonResponse(200, ["status": "ok"]) }
+        router.add("GET", "/healthz") { _, _ in jsonResponse(200, .object(["status": .string("ok")])) }
         let pool = context.dependencies.pool
         let migrations = context.dependencies.migrations
         let logger = context.logger
@@ -16,7 +16,7 @@ struct HealthRoutes: Sendable {
                 guard try await Migrator.isUpToDate(pool, migrations: migrations) else {
                     return HTTPResponse.error(JPushError(status: 503, code: 1030, message: "database schema is not up to date"))
                 }
-                return jsonResponse(200, ["status": "ready"])
+                return jsonResponse(200, .object(["status": .string("ready")]))
             } catch {
                 return HTTPResponse.error(jpushError(for: error, logger: logger.with(["request_id": request.requestID])))
             }

@@ -14,7 +14,7 @@ struct PushIDRoutes: Sendable {
             // Checked, not used: keys for pushes and for schedules look alike.
             _ = try query.choice("type", IDType.self)
             let list = (0..<count).map { _ in "\(app.appKey)-\(UUID().uuidString.lowercased())" }
-            return jsonResponse(200, ["cidlist": list])
+            return try jsonResponse(200, encoding: ["cidlist": list])
         })
     }
 

@@ -3,31 +3,9 @@ import HTTPServer
 import PostgresStore
 import RelayCore
 
-/// A JSON response from a dictionary or array built in a handler.
-func jsonResponse(_ status: Int, _ object: Any) -> HTTPResponse {
-    // Handlers only put strings, numbers, booleans, NSNull, arrays and dictionaries in here;
-    // anything else (or a non-finite number) is a bug answered 500, not a crash.
-    guard JSONSerialization.isValidJSONObject(object),
-          let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    else { return HTTPResponse.error(.internalError()) }
-    return HTTPResponse.json(status, [UInt8](data))
-}
-
-/// A JSON response from an `Encodable` answer.
+/// A JSON response from an `Encodable` answer (`JSONAnswer`: the one encoding of answers).
 func jsonResponse(_ status: Int, encoding answer: some Encodable) throws -> HTTPResponse {
-    HTTPResponse.json(status, [UInt8](try answerEncoder().encode(answer)))
-}
-
-/// An `Encodable` answer as the objects `jsonResponse(_:_:)` takes, to place it inside a
-/// dictionary built in a handler.
-func jsonObject(encoding answer: some Encodable) throws -> Any {
-    try JSONSerialization.jsonObject(with: answerEncoder().encode(answer), options: [.fragmentsAllowed])
-}
-
-private func answerEncoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
+    HTTPResponse.json(status, try JSONAnswer.bytes(answer))
 }
 
 /// A JSON response from a `JSONValue` (numbers exactly as parsed).

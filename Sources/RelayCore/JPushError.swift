@@ -4,7 +4,7 @@ import Foundation
 ///
 /// JPush's server SDKs parse every non-200 body as this shape, so every error the relay
 /// answers, from any route, is one of these.
-public struct JPushError: Error, Sendable, Equatable {
+public struct JPushError: Error, Sendable, Equatable, Encodable {
     public var status: Int
     public var code: Int
     public var message: String
@@ -20,10 +20,13 @@ public struct JPushError: Error, Sendable, Equatable {
 
     /// The JSON body, e.g. `{"error":{"code":1004,"message":"…"}}`.
     public var body: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         // Strings and integers always encode; the fallback still tells the client in JPush's shape.
-        return (try? encoder.encode(Body(self))).map { [UInt8]($0) } ?? Array(#"{"error":{"code":1000,"message":"internal error"}}"#.utf8)
+        (try? JSONAnswer.bytes(self)) ?? Array(#"{"error":{"code":1000,"message":"internal error"}}"#.utf8)
+    }
+
+    /// The error object alone, to stand beside others in an answer (a batch push's entries).
+    public func encode(to encoder: any Encoder) throws {
+        try Body(self).encode(to: encoder)
     }
 
     /// `{"error":{"code":…,"message":…},"msg_id":…}`, `msg_id` only when set.

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushPipeline
 @testable import RelayAPI
 import Testing
@@ -170,8 +171,12 @@ import Testing
 
     @Test func pagesEscapeWhatTheyShow() {
         #expect(HTML.escape("<b a=\"1\">&'") == "&lt;b a=&quot;1&quot;&gt;&amp;&#39;")
-        let page = DashboardPages.message(["msg_id": "1", "app_name": "<script>alert(1)</script>", "state": "done", "alert": "a<b",
-                                           "funnel": ["target": 2, "sent": 1, "failed_by_reason": ["<x>": 1]]], csrf: "c", nonce: "n")
+        let counters = MessageCounters(id: MessageID(rawValue: 1)!, state: .done, target: 2, sent: 1, failed: 0, invalidated: 0, expired: 0,
+                                       retries: 0, createdAt: "2026-12-01T00:00:00Z", firstSentAt: nil, lastSentAt: nil, finishedAt: nil,
+                                       durationSeconds: nil)
+        let summary = MessageSummary(counters: counters, appKey: "0123456789abcdef01234567", appName: "<script>alert(1)</script>",
+                                     lane: "normal", environment: "production")
+        let page = DashboardPages.message(MessageFunnel(summary: summary, failures: ["<x>": 1], alert: "a<b"), csrf: "c", nonce: "n")
         #expect(!page.contains("<script>alert(1)") && page.contains("&lt;script&gt;") && page.contains("&lt;x&gt;"))
         #expect(FormBody.parse(Array("a=1+2&b=%26%3D&c".utf8)) == ["a": "1 2", "b": "&=", "c": ""])
     }

@@ -24,7 +24,7 @@ struct AdminReportRepository: Sendable {
         """
 
     /// A page of messages, newest first, and the cursor of the next page (nil on the last).
-    func messages(_ listing: MessageListing) async throws -> (messages: [[String: Any]], next: String?) {
+    func messages(_ listing: MessageListing) async throws -> (messages: [MessageSummary], next: String?) {
         let rows: PostgresRows = try await pool.withConnection { connection in
             var appID: Int64?
             if let appKey = listing.appKey {
@@ -37,11 +37,11 @@ struct AdminReportRepository: Sendable {
             return try connection.query(sql, parameters)
         }
         let page = try rows.prefix(listing.limit).map { try Self.summary($0) }
-        return (page, rows.count > listing.limit ? page.last?["msg_id"] as? String : nil)
+        return (page, rows.count > listing.limit ? page.last?.counters.id.description : nil)
     }
 
     /// One message's funnel, or nil when there is no such message.
-    func funnel(_ id: MessageID) async throws -> [String: Any]? {
+    func funnel(_ id: MessageID) async throws -> MessageFunnel? {
         let (rows, failureRows): (PostgresRows, PostgresRows) = try await pool.withConnection { connection in
             let rows = try connection.query("""
                 SELECT \(Self.messageColumns), m.body FROM messages m JOIN apps a ON a.id = m.app_id WHERE m.id = $1
@@ -54,21 +54,7 @@ struct AdminReportRepository: Sendable {
         for failure in failureRows {
             failures[try failure.string("reason")] = try failure.int("count")
         }
-        var json = try Self.summary(row)
-        let counters = try MessageCounters(row: row)
-        json["funnel"] = [
-            "target": counters.target,
-            "sent": counters.sent,
-            "failed": counters.failed,
-            "failed_by_reason": failures,
-            "invalidated": counters.invalidated,
-            "expired": counters.expired,
-            "withdrawn": counters.withdrawn,
-            "pending": counters.pending,
-        ] as [String: Any]
-        json["alert"] = Self.alert(ofBody: try row.string("body")) ?? NSNull()
-        json["ignored"] = counters.ignored
-        return json
+        return MessageFunnel(summary: try Self.summary(row), failures: failures, alert: Self.alert(ofBody: try row.string("body")))
     }
 
     /// Outcomes per bucket and app in the window (sparse: empty buckets are left out), each
@@ -122,35 +108,11 @@ struct AdminReportRepository: Sendable {
             apps: order.compactMap { apps[$0] }, totals: grand, failedByReason: allReasons)
     }
 
-    /// A message as the listing shows it: counters, state, progress and timing.
-    static func summary(_ row: PostgresRow) throws -> [String: Any] {
-        let counters = try MessageCounters(row: row)
-        let done = counters.target - counters.pending
-        return [
-            "msg_id": counters.id.description,
-            "app_key": try row.string("app_key"),
-            "app_name": try row.string("app_name"),
-            "state": counters.state.rawValue,
-            "lane": try row.string("lane"),
-            "environment": try row.string("environment"),
-            "target": counters.target,
-            "sent": counters.sent,
-            "failed": counters.failed,
-            "invalidated": counters.invalidated,
-            "expired": counters.expired,
-            "withdrawn": counters.withdrawn,
-            "pending": counters.pending,
-            "retries": counters.retries,
-            // Share of the audience with an outcome: what a progress bar shows.
-            "progress": counters.target == 0 ? (counters.state == .done ? 1.0 : 0.0) : Double(done) / Double(counters.target),
-            "created_at": counters.createdAt,
-            "first_sent_at": counters.firstSentAt as Any? ?? NSNull(),
-            "last_sent_at": counters.lastSentAt as Any? ?? NSNull(),
-            "finished_at": counters.finishedAt as Any? ?? NSNull(),
-            "duration_seconds": counters.durationSeconds as Any? ?? NSNull(),
-            "age_seconds": row["age_seconds"].flatMap(Double.init) as Any? ?? NSNull(),
-            "throughput_per_second": counters.throughputPerSecond as Any? ?? NSNull(),
-        ]
+    /// A message as the listing shows it, from a row of `messageColumns`.
+    static func summary(_ row: PostgresRow) throws -> MessageSummary {
+        MessageSummary(counters: try MessageCounters(row: row), appKey: try row.string("app_key"), appName: try row.string("app_name"),
+                       lane: try row.string("lane"), environment: try row.string("environment"),
+                       ageSeconds: row["age_seconds"].flatMap(Double.init))
     }
 
     /// The notification's alert text, for people looking at a message: `notification.ios.alert`

@@ -15,7 +15,7 @@ struct AdminReportRoutes: Sendable {
         router.add("GET", "/admin/v1/messages", context.adminHandler { request, _ in
             let listing = try MessageListing(query: request.query)
             let page = try await reports.messages(listing)
-            return jsonResponse(200, ["messages": page.messages, "next_cursor": page.next as Any? ?? NSNull()])
+            return try jsonResponse(200, encoding: CursorPage(itemsKey: "messages", items: page.messages, next: page.next))
         })
 
         router.add("GET", "/admin/v1/messages/{msg_id}", context.adminHandler { _, parameters in
@@ -24,7 +24,7 @@ struct AdminReportRoutes: Sendable {
             guard let funnel = try await reports.funnel(id) else {
                 throw JPushError(status: 404, code: 1008, message: "no message with msg_id \(raw)")
             }
-            return jsonResponse(200, funnel)
+            return try jsonResponse(200, encoding: funnel)
         })
 
         router.add("GET", "/admin/v1/stats", context.adminHandler { request, _ in

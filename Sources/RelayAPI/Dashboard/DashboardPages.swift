@@ -19,7 +19,7 @@ enum DashboardPages {
         var apps: [DashboardData.App]
         var bars: [SVGChart.Bar]
         var failures: [String: Int]
-        var messages: [[String: Any]]
+        var messages: [MessageSummary]
         var now: Date
     }
 
@@ -57,7 +57,7 @@ enum DashboardPages {
         return HTML.page(title: "Overview", body: body, csrf: csrf)
     }
 
-    static func app(_ app: DashboardData.App, bars: [SVGChart.Bar], failures: [String: Int], messages: [[String: Any]], now: Date,
+    static func app(_ app: DashboardData.App, bars: [SVGChart.Bar], failures: [String: Int], messages: [MessageSummary], now: Date,
                     csrf: String) -> String {
         var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
         body += stat("production devices", app.production) + stat("sandbox devices", app.sandbox)
@@ -77,41 +77,51 @@ enum DashboardPages {
     }
 
     /// A message with its funnel; the script keeps it live until the message is finished.
-    static func message(_ message: [String: Any], csrf: String, nonce: String) -> String {
-        let funnel = message["funnel"] as? [String: Any] ?? [:]
-        let id = message["msg_id"] as? String ?? ""
-        let target = funnel["target"] as? Int ?? 0
-        let progress = message["progress"] as? Double ?? 0
-        let state = message["state"] as? String ?? ""
+    static func message(_ funnel: MessageFunnel, csrf: String, nonce: String) -> String {
+        let message = funnel.summary
+        let id = message.counters.id.description
+        let target = message.counters.target
+        let state = message.counters.state.rawValue
         var body = "<h1>Message <code>\(HTML.escape(id))</code></h1>"
-        body += "<div class=\"card\"><p><a href=\"/dashboard/apps/\(HTML.escape(message["app_key"] as? String ?? ""))\">\(HTML.escape(message["app_name"] as? String ?? ""))</a>"
-        body += " · \(HTML.escape(message["lane"] as? String ?? "")) · \(HTML.escape(message["environment"] as? String ?? ""))"
+        body += "<div class=\"card\"><p><a href=\"/dashboard/apps/\(HTML.escape(message.appKey))\">\(HTML.escape(message.appName))</a>"
+        body += " · \(HTML.escape(message.lane)) · \(HTML.escape(message.environment))"
         body += " · state <b id=\"state\">\(HTML.escape(state))</b></p>"
-        if let alert = message["alert"] as? String { body += "<p>“\(HTML.escape(alert))”</p>" }
-        body += "<div class=\"bar big\"><div id=\"progress-bar\" style=\"width:\(percent(progress))%\"></div></div>"
-        body += "<p id=\"progress-text\" class=\"muted\">\(Int(saturating: progress * 100, rounding: .down))% · \(HTML.escape(state))</p></div>"
+        if let alert = funnel.alert { body += "<p>“\(HTML.escape(alert))”</p>" }
+        body += "<div class=\"bar big\"><div id=\"progress-bar\" style=\"width:\(percent(message.progress))%\"></div></div>"
+        body += "<p id=\"progress-text\" class=\"muted\">\(Int(saturating: message.progress * 100, rounding: .down))% · \(HTML.escape(state))</p></div>"
         body += "<div class=\"card\"><h2>Delivery funnel</h2><table class=\"funnel\">"
-        for (step, label) in [("target", "Target"), ("sent", "Sent (accepted by APNs)"), ("failed", "Failed"),
-                              ("invalidated", "Tokens invalidated"), ("expired", "Expired"), ("withdrawn", "Withdrawn"),
-                              ("pending", "Pending")] {
-            let count = funnel[step] as? Int ?? 0
+        for step in MessageFunnel.Step.allCases {
+            let count = funnel.count(step)
             let share = target > 0 ? Double(count) / Double(target) : 0
-            let failedClass = ["failed", "invalidated", "expired"].contains(step) ? " failed" : ""
-            body += "<tr><td>\(label)</td><td class=\"n\" id=\"funnel-\(step)\">\(count)</td>"
-            body += "<td style=\"width:60%\"><div class=\"bar\(failedClass)\"><div id=\"bar-\(step)\" style=\"width:\(percent(share))%\"></div></div></td></tr>"
+            let failedClass = step.isFailure ? " failed" : ""
+            body += "<tr><td>\(label(step))</td><td class=\"n\" id=\"funnel-\(step.rawValue)\">\(count)</td>"
+            body += "<td style=\"width:60%\"><div class=\"bar\(failedClass)\"><div id=\"bar-\(step.rawValue)\" style=\"width:\(percent(share))%\"></div></div></td></tr>"
         }
         body += "</table></div>"
-        body += failuresCard(funnel["failed_by_reason"] as? [String: Int] ?? [:], title: "Not delivered, by reason")
+        body += failuresCard(funnel.failures, title: "Not delivered, by reason")
         body += "<div class=\"card\"><h2>Timing</h2><table>"
-        for (key, label) in [("created_at", "Accepted"), ("first_sent_at", "First sent"), ("last_sent_at", "Last sent"),
-                             ("finished_at", "Finished"), ("duration_seconds", "Duration (s)"),
-                             ("throughput_per_second", "Throughput (sent/s)"), ("retries", "Retries")] {
-            body += "<tr><th>\(label)</th><td>\(HTML.escape(TextCell.of(message[key])))</td></tr>"
+        let counters = message.counters
+        for (label, value) in [("Accepted", counters.createdAt), ("First sent", counters.firstSentAt), ("Last sent", counters.lastSentAt),
+                               ("Finished", counters.finishedAt), ("Duration (s)", TextCell.of(counters.durationSeconds)),
+                               ("Throughput (sent/s)", TextCell.of(counters.throughputPerSecond)), ("Retries", String(counters.retries))] as [(String, String?)] {
+            body += "<tr><th>\(label)</th><td>\(HTML.escape(value ?? TextCell.missing))</td></tr>"
         }
         body += "</table></div>"
         let finished = state == "done" || state == "withdrawn"
         return HTML.page(title: "Message \(id)", body: body, csrf: csrf, script: finished ? "document.body.dataset.final='true';" : liveScript(id),
                          nonce: nonce)
+    }
+
+    private static func label(_ step: MessageFunnel.Step) -> String {
+        switch step {
+        case .target: "Target"
+        case .sent: "Sent (accepted by APNs)"
+        case .failed: "Failed"
+        case .invalidated: "Tokens invalidated"
+        case .expired: "Expired"
+        case .withdrawn: "Withdrawn"
+        case .pending: "Pending"
+        }
     }
 
     static func error(_ text: String, csrf: String?) -> String {
@@ -168,18 +178,17 @@ enum DashboardPages {
         return card + "</table></div>"
     }
 
-    private static func messagesCard(_ messages: [[String: Any]], title: String) -> String {
+    private static func messagesCard(_ messages: [MessageSummary], title: String) -> String {
         var card = "<div class=\"card\"><h2>\(HTML.escape(title))</h2>"
         guard !messages.isEmpty else { return card + "<p class=\"muted\">No messages yet.</p></div>" }
         card += "<table><tr><th>msg_id</th><th>App</th><th>State</th><th>Progress</th><th class=\"n\">Target</th><th class=\"n\">Sent</th><th class=\"n\">Not delivered</th><th>Accepted</th></tr>"
         for message in messages {
-            let id = HTML.escape(message["msg_id"] as? String ?? "")
-            let notDelivered = ["failed", "invalidated", "expired"].reduce(0) { $0 + (message[$1] as? Int ?? 0) }
+            let id = HTML.escape(message.counters.id.description)
             card += "<tr><td><a data-msg=\"\(id)\" href=\"/dashboard/messages/\(id)\"><code>\(id)</code></a></td>"
-            card += "<td>\(HTML.escape(message["app_name"] as? String ?? ""))</td><td>\(HTML.escape(message["state"] as? String ?? ""))</td>"
-            card += "<td><div class=\"bar\"><div style=\"width:\(percent(message["progress"] as? Double ?? 0))%\"></div></div></td>"
-            card += "<td class=\"n\">\(message["target"] as? Int ?? 0)</td><td class=\"n\">\(message["sent"] as? Int ?? 0)</td><td class=\"n\">\(notDelivered)</td>"
-            card += "<td>\(HTML.escape(message["created_at"] as? String ?? ""))</td></tr>"
+            card += "<td>\(HTML.escape(message.appName))</td><td>\(HTML.escape(message.counters.state.rawValue))</td>"
+            card += "<td><div class=\"bar\"><div style=\"width:\(percent(message.progress))%\"></div></div></td>"
+            card += "<td class=\"n\">\(message.counters.target)</td><td class=\"n\">\(message.counters.sent)</td><td class=\"n\">\(message.notDelivered)</td>"
+            card += "<td>\(HTML.escape(message.counters.createdAt))</td></tr>"
         }
         return card + "</table></div>"
     }
@@ -203,14 +212,13 @@ enum DashboardPages {
     }
 }
 
-/// A JSON value as a table cell.
+/// Values as table cells.
 enum TextCell {
-    static func of(_ value: Any?) -> String {
-        switch value {
-        case nil, is NSNull: "—"
-        case let text as String: text
-        case let number as NSNumber: number.stringValue
-        case let other?: "\(other)"
-        }
+    /// What a cell shows for a value not known yet.
+    static let missing = "—"
+
+    /// A figure as people read it: "2" for 2.0, "0.3" for 0.3; nil while unknown.
+    static func of(_ number: Double?) -> String? {
+        number.map { NSNumber(value: $0).stringValue }
     }
 }

@@ -100,7 +100,7 @@ struct DashboardRoutes: Sendable {
             guard let id = MessageID(raw), let message = try await reports.funnel(id) else {
                 throw JPushError(status: 404, code: 1008, message: "no message \(raw)")
             }
-            var response = jsonResponse(200, message)
+            var response = try jsonResponse(200, encoding: message)
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
         })
@@ -113,12 +113,11 @@ struct DashboardRoutes: Sendable {
             guard let appID = try await apps.id(appKey: appKey) else {
                 return Self.html(404, DashboardPages.error("No app with app key \(appKey).", csrf: session.csrfToken(key)))
             }
-            let body: [String: Any] = [
-                "platform": "ios", "audience": [kind: [value]],
-                "notification": ["ios": ["alert": form["alert"] ?? "", "sound": "default"]],
-                "options": ["apns_production": form["environment"] != "sandbox"],
-            ]
-            let bytes = [UInt8](try JSONSerialization.data(withJSONObject: body))
+            let bytes = CanonicalJSON.bytes(.object([
+                "platform": .string("ios"), "audience": .object([kind: .array([.string(value)])]),
+                "notification": .object(["ios": .object(["alert": .string(form["alert"] ?? ""), "sound": .string("default")])]),
+                "options": .object(["apns_production": .bool(form["environment"] != "sandbox")]),
+            ]))
             do {
                 let accepted = try await messages.accept(appID: appID, request: try PushRequest.parse(bytes), body: bytes)
                 context.countAccepted(accepted, appKey: appKey)

@@ -15,7 +15,7 @@ struct AdminDeviceRoutes: Sendable {
             let listing = try DeviceListing(query: request.query)
             guard let appID = try await apps.id(appKey: appKey) else { throw AdminAppRoutes.appNotFound(appKey) }
             let page = try await listing.run(appID: appID, pool: pool)
-            return jsonResponse(200, ["devices": page.devices, "next_cursor": page.next as Any? ?? NSNull()])
+            return try jsonResponse(200, encoding: CursorPage(itemsKey: "devices", items: page.devices, next: page.next))
         })
     }
 }

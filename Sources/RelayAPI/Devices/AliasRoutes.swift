@@ -16,7 +16,7 @@ struct AliasRoutes: Sendable {
             try DeviceLabel.validate(alias, kind: "alias")
             let ids = try DevicePlatform.includesIOS(request.query["platform"])
                 ? try await devices.devices(appID: app.id, alias: alias) : []
-            return jsonResponse(200, ["registration_ids": ids])
+            return try jsonResponse(200, encoding: ["registration_ids": ids])
         })
 
         router.add("POST", "/v3/aliases/{alias}", context.deviceHandler { request, parameters, app in

@@ -1,28 +1,41 @@
 import PostgresStore
+import RelayCore
 import RelayStore
 
-/// How many devices an app has, per environment and state, for `GET /admin/v1/apps/{app_key}`.
-enum DeviceCounts {
-    /// `{"sandbox":{"active":n,"invalidated":n},"production":{…},"total":n}`.
-    static func json(appKey: String, pool: PostgresPool) async throws -> [String: Any] {
+/// How many devices an app has, per environment and state, for `GET /admin/v1/apps/{app_key}`:
+/// `{"sandbox":{"active":n,"invalidated":n},"production":{…},"total":n}`.
+struct DeviceCounts: Sendable, Equatable, Encodable {
+    struct States: Sendable, Equatable, Encodable {
+        var active = 0
+        var invalidated = 0
+    }
+
+    var environments: [DeviceEnvironment: States] = [:]
+    var total = 0
+
+    static func read(appKey: String, pool: PostgresPool) async throws -> DeviceCounts {
         let rows = try await pool.query("""
             SELECT d.environment, d.active, count(*) AS n
             FROM devices d JOIN apps a ON a.id = d.app_id
             WHERE a.app_key = $1
             GROUP BY d.environment, d.active
             """, [appKey])
-        var json: [String: Any] = [:]
-        var total = 0
+        var counts = DeviceCounts()
         for environment in DeviceEnvironment.allCases {
-            var states = ["active": 0, "invalidated": 0]
+            var states = States()
             for row in rows where row["environment"] == environment.rawValue {
                 let count = try row.int("n")
-                states[try row.bool("active") ? "active" : "invalidated"] = count
-                total += count
+                if try row.bool("active") { states.active = count } else { states.invalidated = count }
+                counts.total += count
             }
-            json[environment.rawValue] = states
+            counts.environments[environment] = states
         }
-        json["total"] = total
-        return json
+        return counts
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnswerKey.self)
+        for (environment, states) in environments { try container.encode(states, forKey: AnswerKey(environment.rawValue)) }
+        try container.encode(total, forKey: "total")
     }
 }

@@ -23,7 +23,7 @@ struct DeviceImportRoutes: Sendable {
             let importer = DeviceImporter(appID: app.id, format: format, partitions: partitions)
             do {
                 let summary = try await importer.run(request.body, pool: pool, parsers: parsers)
-                return jsonResponse(200, summary.json)
+                return try jsonResponse(200, encoding: summary)
             } catch let failure as DeviceImportFailure {
                 guard let partial = failure.partialStorage else { throw failure.cause }
                 var error = DeviceFamily.translate(failure.cause, logger: logger.with(["request_id": request.requestID]))

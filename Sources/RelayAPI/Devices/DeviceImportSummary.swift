@@ -1,9 +1,9 @@
 /// What an import reports: how many lines were accepted and rejected, and why the first
 /// rejected lines were.
-struct DeviceImportSummary: Sendable, Equatable {
+struct DeviceImportSummary: Sendable, Equatable, Encodable {
     static let rejectionsShown = 20
 
-    struct Rejection: Sendable, Equatable {
+    struct Rejection: Sendable, Equatable, Encodable {
         var line: Int
         var reason: String
     }
@@ -14,6 +14,10 @@ struct DeviceImportSummary: Sendable, Equatable {
     /// Devices the import created, and existing devices it refreshed.
     var created = 0
     var updated = 0
+
+    enum CodingKeys: String, CodingKey {
+        case accepted, rejected, created, updated, firstRejections = "rejected_lines"
+    }
 
     mutating func reject(line: Int, reason: String) {
         rejected += 1
@@ -30,10 +34,5 @@ struct DeviceImportSummary: Sendable, Equatable {
         for rejection in next.firstRejections.prefix(Self.rejectionsShown - firstRejections.count) {
             firstRejections.append(Rejection(line: rejection.line + lineOffset, reason: rejection.reason))
         }
-    }
-
-    var json: [String: Any] {
-        ["accepted": accepted, "rejected": rejected, "created": created, "updated": updated,
-         "rejected_lines": firstRejections.map { ["line": $0.line, "reason": $0.reason] as [String: Any] }]
     }
 }

@@ -75,26 +75,59 @@ struct DeviceListing: Sendable, Equatable {
         return (sql, parameters)
     }
 
-    /// Runs the page: the devices as JSON, and the cursor of the next page (nil on the last).
-    func run(appID: Int64, pool: PostgresPool) async throws -> (devices: [[String: Any]], next: String?) {
+    /// Runs the page: the devices, and the cursor of the next page (nil on the last).
+    func run(appID: Int64, pool: PostgresPool) async throws -> (devices: [ListedDevice], next: String?) {
         let (sql, parameters) = sql(appID: appID)
         let rows = try await pool.query(sql, parameters)
-        var devices: [[String: Any]] = []
+        var devices: [ListedDevice] = []
         var lastID: Int64 = 0
         for row in rows.prefix(limit) {
             lastID = Int64(try row.int("id"))
-            let tags = try JSONSerialization.jsonObject(with: Data(try row.string("tags").utf8))
-            var json: [String: Any] = ["tags": tags]
-            for column in ["registration_id", "token", "environment", "created_at", "registered_at", "last_seen_at"] {
-                json[column] = try row.string(column)
-            }
-            for column in ["alias", "mobile", "invalidated_at", "invalidation_reason", "apns_invalidated_at", "reactivated_at"] {
-                json[column] = row[column] ?? NSNull()
-            }
-            json["badge"] = try row.int("badge")
-            json["active"] = try row.bool("active")
-            devices.append(json)
+            devices.append(ListedDevice(
+                registrationID: try row.string("registration_id"), token: try row.string("token"),
+                environment: try row.string("environment"), alias: row["alias"], mobile: row["mobile"],
+                badge: try row.int("badge"), active: try row.bool("active"),
+                tags: try JSONDecoder().decode([String].self, from: Data(try row.string("tags").utf8)),
+                createdAt: try row.string("created_at"), registeredAt: try row.string("registered_at"),
+                lastSeenAt: try row.string("last_seen_at"), invalidatedAt: row["invalidated_at"],
+                invalidationReason: row["invalidation_reason"], apnsInvalidatedAt: row["apns_invalidated_at"],
+                reactivatedAt: row["reactivated_at"]))
         }
         return (devices, rows.count > limit ? String(lastID) : nil)
+    }
+}
+
+/// A device as the admin listing shows it: what is not known or did not happen is null.
+struct ListedDevice: Sendable, Equatable, Encodable {
+    var registrationID: String
+    var token: String
+    var environment: String
+    var alias: String?
+    var mobile: String?
+    var badge: Int
+    var active: Bool
+    var tags: [String]
+    var createdAt: String
+    var registeredAt: String
+    var lastSeenAt: String
+    var invalidatedAt: String?
+    var invalidationReason: String?
+    var apnsInvalidatedAt: String?
+    var reactivatedAt: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnswerKey.self)
+        for (key, value) in [("registration_id", registrationID), ("token", token), ("environment", environment),
+                             ("created_at", createdAt), ("registered_at", registeredAt), ("last_seen_at", lastSeenAt)] {
+            try container.encode(value, forKey: AnswerKey(key))
+        }
+        for (key, value) in [("alias", alias), ("mobile", mobile), ("invalidated_at", invalidatedAt),
+                             ("invalidation_reason", invalidationReason), ("apns_invalidated_at", apnsInvalidatedAt),
+                             ("reactivated_at", reactivatedAt)] {
+            try container.encode(value, forKey: AnswerKey(key))
+        }
+        try container.encode(badge, forKey: "badge")
+        try container.encode(active, forKey: "active")
+        try container.encode(tags, forKey: "tags")
     }
 }

@@ -13,14 +13,13 @@ struct DeviceRoutes: Sendable {
         router.add("POST", "/v3/devices", context.deviceHandler { request, _, app in
             let registration = try DeviceRegistration(try JSONObjectReader(request.body))
             let rid = try await devices.register(appID: app.id, registration)
-            return jsonResponse(200, ["registration_id": rid])
+            return try jsonResponse(200, encoding: ["registration_id": rid])
         })
 
         router.add("GET", "/v3/devices/{registration_id}", context.deviceHandler { _, parameters, app in
             let rid = parameters["registration_id"] ?? ""
             guard let info = try await devices.info(appID: app.id, rid: rid) else { throw DeviceRepository.unknownRegistrationID(rid) }
-            let json: [String: Any] = ["tags": info.tags, "alias": info.alias as Any? ?? NSNull(), "mobile": info.mobile as Any? ?? NSNull()]
-            return jsonResponse(200, json)
+            return try jsonResponse(200, encoding: DeviceInfo(tags: info.tags, alias: info.alias, mobile: info.mobile))
         })
 
         router.add("POST", "/v3/devices/{registration_id}", context.deviceHandler { request, parameters, app in
@@ -37,11 +36,29 @@ struct DeviceRoutes: Sendable {
             let rids = try RegistrationIDChange.list(body.fields["registration_ids"], field: "registration_ids")
             guard !rids.isEmpty else { throw DeviceFieldError("registration_ids must name at least one device") }
             let status = try await devices.status(appID: app.id, rids: rids)
-            var json: [String: Any] = [:]
-            for (rid, entry) in status {
-                json[rid] = ["online": entry.online, "last_online_time": entry.lastSeen]
-            }
-            return jsonResponse(200, json)
+            return try jsonResponse(200, encoding: status.mapValues { DeviceOnline(online: $0.online, lastOnlineTime: $0.lastSeen) })
         })
     }
+}
+
+/// `GET /v3/devices/{registration_id}`: alias and mobile are null when not set.
+struct DeviceInfo: Encodable {
+    var tags: [String]
+    var alias: String?
+    var mobile: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnswerKey.self)
+        try container.encode(tags, forKey: "tags")
+        try container.encode(alias, forKey: "alias")
+        try container.encode(mobile, forKey: "mobile")
+    }
+}
+
+/// One device's entry in `POST /v3/devices/status`.
+struct DeviceOnline: Encodable {
+    var online: Bool
+    var lastOnlineTime: String
+
+    enum CodingKeys: String, CodingKey { case online, lastOnlineTime = "last_online_time" }
 }

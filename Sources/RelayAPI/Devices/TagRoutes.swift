@@ -11,7 +11,7 @@ struct TagRoutes: Sendable {
         let devices = DeviceRepository(pool: context.dependencies.pool)
 
         router.add("GET", "/v3/tags", context.deviceHandler { _, _, app in
-            jsonResponse(200, ["tags": try await devices.tags(appID: app.id)])
+            try jsonResponse(200, encoding: ["tags": try await devices.tags(appID: app.id)])
         })
 
         router.add("GET", "/v3/tags/{tag}/registration_ids/{registration_id}", context.deviceHandler { _, parameters, app in
@@ -21,7 +21,7 @@ struct TagRoutes: Sendable {
             guard let result = try await devices.hasTag(appID: app.id, tag: tag, rid: rid) else {
                 throw DeviceRepository.unknownRegistrationID(rid)
             }
-            return jsonResponse(200, ["result": result])
+            return try jsonResponse(200, encoding: ["result": result])
         })
 
         router.add("POST", "/v3/tags/{tag}", context.deviceHandler { request, parameters, app in

@@ -33,7 +33,7 @@ struct PushRoutes: Sendable {
             }
             switch try await messages.withdraw(appID: app.id, msgID: msgID) {
             case .withdrawn:
-                return jsonResponse(200, ["msg_id": msgID.description, "state": "withdrawn"])
+                return try jsonResponse(200, encoding: ["msg_id": msgID.description, "state": MessageState.withdrawn.rawValue])
             case .alreadyFinished:
                 throw JPushError(status: 400, code: 1003, message: "msg_id \(msgID) has already been delivered to every target",
                                  msgID: msgID.description)
@@ -46,7 +46,7 @@ struct PushRoutes: Sendable {
                                ("/v3/push/batch/alias/single", BatchPushList.Target.alias)] {
             router.add("POST", path, context.appHandler { request, _, app in
                 let entries = try BatchPushList.parse(request.body, target: target)
-                var reply: [String: Any] = [:]
+                var reply: [String: BatchEntryAnswer] = [:]
                 for entry in entries {
                     switch entry.outcome {
                     case .accepted(let push, let body):
@@ -54,23 +54,30 @@ struct PushRoutes: Sendable {
                             let accepted = try await messages.accept(appID: app.id, request: push, body: body)
                             context.countAccepted(accepted, appKey: app.appKey)
                             context.logIgnored(push, accepted: accepted, appKey: app.appKey)
-                            reply[entry.cid] = try jsonObject(encoding: BatchEntryReply(msgID: accepted.msgID, ignored: push.ignored))
+                            reply[entry.cid] = .accepted(BatchEntryReply(msgID: accepted.msgID, ignored: push.ignored))
                         } catch let error as JPushError {
-                            reply[entry.cid] = Self.errorObject(error)
+                            reply[entry.cid] = .refused(error)
                         }
                     case .rejected(let error):
-                        reply[entry.cid] = Self.errorObject(error)
+                        reply[entry.cid] = .refused(error)
                     }
                 }
-                return jsonResponse(200, reply)
+                return try jsonResponse(200, encoding: reply)
             })
         }
     }
+}
 
-    /// `{"error":{"code":N,"message":"…"}}` (with the msg_id when the error has one).
-    static func errorObject(_ error: JPushError) -> [String: Any] {
-        var object: [String: Any] = ["error": ["code": error.code, "message": error.message]]
-        if let msgID = error.msgID { object["msg_id"] = msgID }
-        return object
+/// One entry of a batch push's answer, under its cid: the push's reply, or JPush's error
+/// object for the entry alone.
+enum BatchEntryAnswer: Encodable {
+    case accepted(BatchEntryReply)
+    case refused(JPushError)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .accepted(let reply): try reply.encode(to: encoder)
+        case .refused(let error): try error.encode(to: encoder)
+        }
     }
 }

@@ -13,19 +13,19 @@ struct ReportRoutes: Sendable {
         router.add("GET", "/v3/received", context.reportHandler { request, _, app in
             let ids = try MessageIDList.parse(request.query["msg_ids"])
             let counters = try await reports.counters(appID: app.id, ids: ids)
-            return jsonResponse(200, counters.map(ReportShapes.received))
+            return try jsonResponse(200, encoding: counters.map { ReportShapes.Received(counters: $0) })
         })
 
         router.add("GET", "/v3/received/detail", context.reportHandler { request, _, app in
             let ids = try MessageIDList.parse(request.query["msg_ids"])
             let counters = try await reports.counters(appID: app.id, ids: ids)
-            return jsonResponse(200, counters.map(ReportShapes.receivedDetail))
+            return try jsonResponse(200, encoding: counters.map { ReportShapes.Received(counters: $0, detail: true) })
         })
 
         router.add("GET", "/v3/messages/detail", context.reportHandler { request, _, app in
             let ids = try MessageIDList.parse(request.query["msg_ids"])
             let details = try await reports.details(appID: app.id, ids: ids)
-            return jsonResponse(200, details.map { ReportShapes.messageDetail($0.0, failures: $0.1) })
+            return try jsonResponse(200, encoding: details.map { ReportShapes.MessageDetail(counters: $0.0, failures: $0.1) })
         })
 
         router.add("POST", "/v3/status/message", context.reportHandler { request, _, app in
@@ -34,9 +34,7 @@ struct ReportRoutes: Sendable {
                 // The same answer for another app's message as for one that exists nowhere.
                 throw ReportFamily.invalid("msg_id \(query.messageID) is not a message of this app")
             }
-            var json: [String: Any] = [:]
-            for (rid, status) in statuses { json[rid] = ["status": status.rawValue] }
-            return jsonResponse(200, json)
+            return try jsonResponse(200, encoding: statuses.mapValues { ["status": $0.rawValue] })
         })
     }
 }

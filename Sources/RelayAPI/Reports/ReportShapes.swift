@@ -1,67 +1,77 @@
-import Foundation
+import RelayCore
 import RelayStore
 
 /// The JSON of each report call, in JPush's shapes. PushRelay delivers through APNs only:
 /// `ios_apns_sent` / `sent` is what APNs accepted, and what only a JPush client SDK could
 /// know (receipt on the device, display, click) or other platforms' channels are null.
 enum ReportShapes {
-    /// One element of `GET /v3/received`.
-    static func received(_ counters: MessageCounters) -> [String: Any] {
-        [
-            "msg_id": counters.id.description,
-            "android_received": NSNull(),
-            "ios_apns_sent": counters.sent,
-            "ios_apns_received": NSNull(),
-            "ios_msg_received": NSNull(),
-            "wp_mpns_sent": NSNull(),
-        ]
-    }
+    /// One element of `GET /v3/received`, or with `detail` of `GET /v3/received/detail`:
+    /// the same fields and JPush's per-channel detail counters (its `live_acivity` spelling
+    /// included).
+    struct Received: Encodable {
+        var counters: MessageCounters
+        var detail = false
 
-    /// One element of `GET /v3/received/detail`: the fields of `received` and JPush's
-    /// per-channel detail counters (its `live_acivity` spelling included).
-    static func receivedDetail(_ counters: MessageCounters) -> [String: Any] {
-        var json = received(counters)
-        for key in ["jpush_received", "android_pns_sent", "android_pns_received", "live_acivity_sent", "live_acivity_received",
-                    "quickapp_jpush_received", "quickapp_pns_sent", "hmos_hmpns_sent", "hmos_hmpns_received", "hmos_msg_received"] {
-            json[key] = NSNull()
+        private static let unknown = ["android_received", "ios_apns_received", "ios_msg_received", "wp_mpns_sent"]
+        private static let unknownInDetail = [
+            "jpush_received", "android_pns_sent", "android_pns_received", "live_acivity_sent", "live_acivity_received",
+            "quickapp_jpush_received", "quickapp_pns_sent", "hmos_hmpns_sent", "hmos_hmpns_received", "hmos_msg_received",
+        ]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(counters.id.description, forKey: "msg_id")
+            try container.encode(counters.sent, forKey: "ios_apns_sent")
+            try container.encodeNulls(Self.unknown + (detail ? Self.unknownInDetail : []))
         }
-        return json
     }
 
     /// One element of `GET /v3/messages/detail`: JPush's `details.notification` with
     /// `sub_ios.apns`, and PushRelay's own figures beside `details` (with the push's
     /// `ignored` parts).
-    ///
-    /// - Parameters:
-    ///   - failures: outcomes other than sent by reason, as the pipeline recorded them.
-    static func messageDetail(_ counters: MessageCounters, failures: [String: Int]) -> [String: Any] {
-        let apns: [String: Any] = [
-            "target": counters.target,
-            "sent": counters.sent,
-            "received": NSNull(),
-            "display": NSNull(),
-            "click": NSNull(),
-        ]
-        var notification = apns
-        notification["sub_ios"] = ["apns": apns]
-        return [
-            "msg_id": counters.id.description,
-            "details": ["notification": notification],
-            "state": counters.state.rawValue,
-            "failed": counters.failed,
-            "failed_by_reason": failures,
-            "invalidated_tokens": counters.invalidated,
-            "expired": counters.expired,
-            "pending": counters.pending,
-            "withdrawn": counters.withdrawn,
-            "retries": counters.retries,
-            "created_at": counters.createdAt,
-            "first_sent_at": counters.firstSentAt as Any? ?? NSNull(),
-            "last_sent_at": counters.lastSentAt as Any? ?? NSNull(),
-            "finished_at": counters.finishedAt as Any? ?? NSNull(),
-            "duration_seconds": counters.durationSeconds as Any? ?? NSNull(),
-            "throughput_per_second": counters.throughputPerSecond as Any? ?? NSNull(),
-            "ignored": counters.ignored,
-        ]
+    struct MessageDetail: Encodable {
+        var counters: MessageCounters
+        /// Outcomes other than sent by reason, as the pipeline recorded them.
+        var failures: [String: Int]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(counters.id.description, forKey: "msg_id")
+            var details = container.nestedContainer(keyedBy: AnswerKey.self, forKey: "details")
+            var notification = details.nestedContainer(keyedBy: AnswerKey.self, forKey: "notification")
+            try encodeAPNs(into: &notification)
+            var subIOS = notification.nestedContainer(keyedBy: AnswerKey.self, forKey: "sub_ios")
+            var apns = subIOS.nestedContainer(keyedBy: AnswerKey.self, forKey: "apns")
+            try encodeAPNs(into: &apns)
+            try container.encode(counters.state.rawValue, forKey: "state")
+            try container.encode(counters.failed, forKey: "failed")
+            try container.encode(failures, forKey: "failed_by_reason")
+            try container.encode(counters.invalidated, forKey: "invalidated_tokens")
+            try container.encode(counters.expired, forKey: "expired")
+            try container.encode(counters.pending, forKey: "pending")
+            try container.encode(counters.withdrawn, forKey: "withdrawn")
+            try container.encode(counters.retries, forKey: "retries")
+            try counters.encodeTiming(into: &container)
+            try container.encode(counters.ignored, forKey: "ignored")
+        }
+
+        private func encodeAPNs(into container: inout KeyedEncodingContainer<AnswerKey>) throws {
+            try container.encode(counters.target, forKey: "target")
+            try container.encode(counters.sent, forKey: "sent")
+            try container.encodeNulls(["received", "display", "click"])
+        }
+    }
+}
+
+extension MessageCounters {
+    /// `created_at`, `first_sent_at`, `last_sent_at`, `finished_at`, `duration_seconds` and
+    /// `throughput_per_second`, null until known: the timing every message answer shows.
+    func encodeTiming(into container: inout KeyedEncodingContainer<AnswerKey>) throws {
+        try container.encode(createdAt, forKey: "created_at")
+        try container.encode(firstSentAt, forKey: "first_sent_at")
+        try container.encode(lastSentAt, forKey: "last_sent_at")
+        try container.encode(finishedAt, forKey: "finished_at")
+        try container.encode(durationSeconds, forKey: "duration_seconds")
+        try container.encode(throughputPerSecond, forKey: "throughput_per_second")
     }
 }

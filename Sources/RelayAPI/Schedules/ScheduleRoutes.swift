@@ -24,7 +24,7 @@ struct ScheduleRoutes: Sendable {
             let schedule = try ScheduleRequest(json: Self.body(request), defaultTimeZone: zone, now: now)
             try Self.validatePush(schedule.push)
             let created = try await schedules.create(appID: app.id, schedule, now: now)
-            return jsonResponse(200, ["schedule_id": created.id, "name": created.name])
+            return jsonResponse(200, .object(["schedule_id": .string(created.id), "name": .string(created.name)]))
         })
 
         router.add("GET", "/v3/schedules", route { request, _, app in
@@ -62,7 +62,7 @@ struct ScheduleRoutes: Sendable {
         router.add("GET", "/v3/schedules/{id}/msg_ids", route { _, parameters, app in
             let id = try Self.scheduleID(parameters)
             guard let ids = try await schedules.messageIDs(appID: app.id, id: id) else { throw Self.notFound(id) }
-            return jsonResponse(200, ["count": ids.count, "msgids": ids])
+            return jsonResponse(200, .object(["count": .int(Int64(ids.count)), "msgids": .array(ids.map(JSONValue.string))]))
         })
     }
 

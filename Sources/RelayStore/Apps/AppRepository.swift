@@ -7,10 +7,6 @@ public struct AppRecord: Sendable, Equatable {
     public var name: String
     public var createdAt: String
     public var secretRotatedAt: String
-
-    public var json: [String: Any] {
-        ["app_key": appKey, "name": name, "created_at": createdAt, "secret_rotated_at": secretRotatedAt]
-    }
 }
 
 /// The `apps` table.
