@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore", "TestSupport"]),
         .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayCore"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayCore", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayAPI", "RelayCore", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "RelayCore"]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "EventLoops", "RelayCore", "TestSupport"]),
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),

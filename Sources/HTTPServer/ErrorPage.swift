@@ -3,8 +3,8 @@ import RelayCore
 /// libevent 2.1 answers requests it rejects itself (body over the limit, malformed request
 /// line or headers, unsupported method) with an HTML page and offers no hook to change it.
 /// `RejectionRewriter` finds such a page in a connection's output; this decides what to put
-/// in its place: the same status with a JPush-shaped JSON body. Pure, so it is tested on
-/// bytes alone.
+/// in its place: the same status with the body the application gives the `HTTPRejection`.
+/// Pure, so it is tested on bytes alone.
 struct ErrorPage: Sendable {
     enum Verdict: Equatable {
         /// The response head is not complete yet; look again after the next write.
@@ -16,6 +16,7 @@ struct ErrorPage: Sendable {
     }
 
     let maxBodySize: Int
+    let respond: HTTPRejection.Responder
 
     /// Examines what libevent has written so far of one response.
     ///
@@ -45,9 +46,10 @@ struct ErrorPage: Sendable {
             return String(line[..<colon]).caseInsensitiveEquals("Connection") && String(value).caseInsensitiveEquals("close")
         }
 
-        let body = error(for: status).body
+        let answer = respond(rejection(for: status))
+        let body = answer.body
         var replacement = "\(statusParts[0]) \(status) \(reason)\r\n"
-        replacement += "Content-Type: application/json\r\n"
+        replacement += "Content-Type: \(answer.headers["Content-Type"] ?? "application/json")\r\n"
         replacement += "Content-Length: \(body.count)\r\n"
         replacement += "X-Request-Id: \(requestID)\r\n"
         if connectionClose { replacement += "Connection: close\r\n" }
@@ -55,12 +57,12 @@ struct ErrorPage: Sendable {
         return .replace(status: status, with: Array(replacement.utf8) + body)
     }
 
-    func error(for status: Int) -> JPushError {
+    func rejection(for status: Int) -> HTTPRejection {
         switch status {
-        case 413: .bodyTooLarge("request body exceeds \(maxBodySize) bytes")
-        case 400: .illegalValue("malformed HTTP request")
-        case 405: JPushError(status: status, code: 1001, message: "method not supported")
-        default: JPushError(status: status, code: 1000, message: "request rejected")
+        case 413: .bodyTooLarge(limit: maxBodySize)
+        case 400: .malformedRequest(detail: nil)
+        case 405: .methodNotSupported
+        default: .refused(status: status)
         }
     }
 

@@ -193,16 +193,16 @@ final class HTTPListener: @unchecked Sendable {
                 method: method, uri: uri, headers: headers, body: Self.body(of: request),
                 requestID: requestID, remoteAddress: remoteAddress)
         } catch {
-            send(.error(error), to: request, log: log)
+            send(context.responder.response(to: error), to: request, log: log)
             return
         }
         log = RequestLog(method: method, path: parsed.path, requestID: requestID, started: started)
         guard context.bufferedOutput.current <= context.configuration.maxBufferedOutput else {
-            send(.error(JPushError(status: 503, code: 1030, message: "server busy, try again")), to: request, log: log)
+            send(context.responder.response(to: .busy), to: request, log: log)
             return
         }
         guard context.inFlight.claim() else {
-            send(.error(JPushError(status: 503, code: 1030, message: "server busy, try again")), to: request, log: log)
+            send(context.responder.response(to: .busy), to: request, log: log)
             return
         }
         let id = nextID
@@ -340,17 +340,17 @@ final class HTTPListener: @unchecked Sendable {
         for tracked in batch where connections[tracked.connection] === tracked {
             guard let violation = tracked.rejection,
                   let bufferevent = evhttp_connection_get_bufferevent(tracked.connection) else { continue }
-            let error = violation.error(maxBodySize: context.configuration.maxBodySize)
+            let answer = context.responder.response(to: violation.rejection(maxBodySize: context.configuration.maxBodySize))
             let requestID = RequestID.generate()
             bufferevent_setcb(bufferevent, nil, httpRejectedWriteCallback, httpRejectedEventCallback,
                               Unmanaged.passUnretained(tracked).toOpaque())
             sendingOwnReply = true
-            _ = Self.closingAnswer(error, requestID: requestID).withUnsafeBytes {
+            _ = Self.closingAnswer(answer, requestID: requestID).withUnsafeBytes {
                 bufferevent_write(bufferevent, $0.baseAddress, $0.count)
             }
             sendingOwnReply = false
             bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
-            context.logRequest(method: "-", path: "-", status: error.status, started: .now, requestID: requestID,
+            context.logRequest(method: "-", path: "-", status: answer.status, started: .now, requestID: requestID,
                                extra: ["rejected_by": "screen", "reason": "\(violation)"])
         }
     }
@@ -381,7 +381,7 @@ final class HTTPListener: @unchecked Sendable {
         ])
     }
 
-    /// Refused by `ConnectionAdmission`: a short 503 (code 1030) when the listener speaks
+    /// Refused by `ConnectionAdmission`: a short 503 (`HTTPRejection.connectionRefused`) when the listener speaks
     /// plain HTTP, then the connection is closed.
     private func refuse(_ connection: OpaquePointer, bufferevent: OpaquePointer, _ refusal: ConnectionAdmission.Refusal) {
         let fd = bufferevent_getfd(bufferevent)
@@ -390,7 +390,7 @@ final class HTTPListener: @unchecked Sendable {
             // under the answer.
             var scratch = [UInt8](repeating: 0, count: 4096)
             while scratch.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
-            let answer = Self.closingAnswer(JPushError(status: 503, code: 1030, message: Self.reason(for: refusal) + ", try again"))
+            let answer = Self.closingAnswer(context.responder.response(to: .connectionRefused(reason: Self.reason(for: refusal))))
             _ = answer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         }
         context.logger.info("connection refused: \(Self.reason(for: refusal))", [
@@ -409,21 +409,22 @@ final class HTTPListener: @unchecked Sendable {
     }
 
     /// The whole answer to a connection we close after it, written without evhttp.
-    private static func closingAnswer(_ error: JPushError, requestID: String? = nil) -> [UInt8] {
-        let body = error.body
-        let phrase = switch error.status {
+    private static func closingAnswer(_ answer: HTTPResponse, requestID: String? = nil) -> [UInt8] {
+        let body = answer.body
+        let phrase = switch answer.status {
         case 400: "Bad Request"
         case 413: "Content Too Large"
         default: "Service Unavailable"
         }
-        var head = "HTTP/1.1 \(error.status) \(phrase)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-        if error.status == 503 { head += "Retry-After: 1\r\n" }
+        var head = "HTTP/1.1 \(answer.status) \(phrase)\r\nContent-Type: \(answer.headers["Content-Type"] ?? "application/json")\r\n"
+        head += "Content-Length: \(body.count)\r\n"
+        if answer.status == 503 { head += "Retry-After: 1\r\n" }
         if let requestID { head += "X-Request-Id: \(requestID)\r\n" }
         head += "Connection: close\r\n\r\n"
         return Array(head.utf8) + body
     }
 
-    /// Swaps libevent's own HTML error pages for JSON before they reach the socket.
+    /// Swaps libevent's own HTML error pages for the application's answer before they reach the socket.
     ///
     /// Called synchronously on every change of a connection's output buffer; libevent writes
     /// a whole page before the loop gets to write the socket, so the page is replaced in place.

@@ -21,11 +21,11 @@ public struct HTTPRequest: Sendable {
     ///
     /// - Parameters:
     ///   - requestID: nil takes a valid `X-Request-Id` from `headers` or generates one.
-    /// - Throws: `JPushError.illegalValue` (400, code 1003) when `uri` does not decode.
+    /// - Throws: `HTTPRejection.malformedTarget` (400) when `uri` does not decode.
     public init(
         method: String, uri: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
         requestID: String? = nil, remoteAddress: String = ""
-    ) throws(JPushError) {
+    ) throws(HTTPRejection) {
         let target = try RequestTarget(parsing: uri)
         self.method = method.uppercased()
         self.uri = uri

@@ -16,14 +16,12 @@ public struct HTTPResponse: Sendable {
     public static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
-
-    /// The error's status with its JPush-shaped JSON body.
-    public static func error(_ error: JPushError) -> HTTPResponse {
-        json(error.status, error.body)
-    }
 }
 
 /// Anything that turns a request into a response: the router, or a test double.
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest) async -> HTTPResponse
+
+    /// The answer to a request the server refuses itself (see `HTTPRejection`).
+    func response(to rejection: HTTPRejection) -> HTTPResponse
 }

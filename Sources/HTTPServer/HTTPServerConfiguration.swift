@@ -9,16 +9,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// Listeners, spread over the group's loops (one each when it equals the group's size),
     /// all accepting on the same port (SO_REUSEPORT).
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
-    /// Larger request bodies are answered 413 (code 1005).
+    /// Larger request bodies are answered 413 (`HTTPRejection.bodyTooLarge`).
     public var maxBodySize: Int = 1 << 20
-    /// Past this many requests awaiting their handler, new ones are answered 503 (code 1030) at once.
+    /// Past this many requests awaiting their handler, new ones are answered 503 (`HTTPRejection.busy`) at once.
     public var maxRequestsInFlight: Int = 10_000
     /// A request must arrive in full, headers and body, within this long of its first byte;
     /// past it the connection is closed (a slowloris cannot hold it by trickling). A
     /// connection that sends nothing is closed after evhttp's idle timeout (30 s).
     public var requestReadTimeout: Duration = .seconds(10)
     /// Open connections the server holds at most, over all its loops; past it a new
-    /// connection is answered 503 (code 1030) and closed at once (closed without an answer
+    /// connection is answered 503 (`HTTPRejection.connectionRefused`) and closed at once (closed without an answer
     /// when the listener speaks TLS).
     public var maxConnections: Int = HTTPServerConfiguration.defaultMaxConnections
     /// Open connections one source address (an IPv6 /64) holds at most; nil: a quarter of
@@ -27,7 +27,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// for a newcomer under its share (see `ConnectionAdmission`).
     public var maxConnectionsPerAddress: Int?
     /// Once the answers buffered for clients that do not read them exceed this many bytes
-    /// over all connections, new requests are answered 503 (code 1030) unhandled. Each
+    /// over all connections, new requests are answered 503 (`HTTPRejection.busy`) unhandled. Each
     /// connection holds one answer at most: while it is unread, nothing more is read from
     /// that connection.
     public var maxBufferedOutput: Int = 64 << 20

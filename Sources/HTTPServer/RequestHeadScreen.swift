@@ -41,17 +41,17 @@ struct RequestHeadScreen: Equatable {
         /// Transfer-Encoding other than one field saying `chunked`, or beside a Content-Length.
         case unsupportedTransferEncoding
 
-        /// The answer: 413 for a declared body over the limit, 400 otherwise.
-        func error(maxBodySize: Int) -> JPushError {
+        /// The rejection: 413 for a declared body over the limit, 400 otherwise.
+        func rejection(maxBodySize: Int) -> HTTPRejection {
             switch self {
-            case .bareLineEnding: .illegalValue("malformed HTTP request: header lines must end with CRLF")
-            case .obsoleteLineFolding: .illegalValue("malformed HTTP request: folded header lines are not accepted")
-            case .invalidFieldName: .illegalValue("malformed HTTP request: invalid header name (no whitespace before the colon)")
-            case .conflictingContentLength: .illegalValue("malformed HTTP request: conflicting Content-Length headers")
-            case .invalidContentLength: .illegalValue("malformed HTTP request: Content-Length must be a decimal number")
-            case .contentLengthTooLarge: .bodyTooLarge("request body exceeds \(maxBodySize) bytes")
+            case .bareLineEnding: .malformedRequest(detail: "header lines must end with CRLF")
+            case .obsoleteLineFolding: .malformedRequest(detail: "folded header lines are not accepted")
+            case .invalidFieldName: .malformedRequest(detail: "invalid header name (no whitespace before the colon)")
+            case .conflictingContentLength: .malformedRequest(detail: "conflicting Content-Length headers")
+            case .invalidContentLength: .malformedRequest(detail: "Content-Length must be a decimal number")
+            case .contentLengthTooLarge: .bodyTooLarge(limit: maxBodySize)
             case .unsupportedTransferEncoding:
-                .illegalValue("malformed HTTP request: Transfer-Encoding must be a single 'chunked', without Content-Length")
+                .malformedRequest(detail: "Transfer-Encoding must be a single 'chunked', without Content-Length")
             }
         }
     }

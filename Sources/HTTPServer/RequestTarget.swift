@@ -2,7 +2,7 @@ import RelayCore
 
 /// The request target (`uri`) split into a percent-decoded path and query parameters.
 ///
-/// Decoding failures are the client's fault and answer 400 (code 1003), never a crash.
+/// Decoding failures are the client's fault and answer 400 (`HTTPRejection.malformedTarget`), never a crash.
 public struct RequestTarget: Sendable, Equatable {
     public var path: String
     public var query: [String: String]
@@ -14,8 +14,8 @@ public struct RequestTarget: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - uri: the target exactly as received.
-    /// - Throws: `JPushError.illegalValue` for a bad percent escape or bytes that are not UTF-8.
-    public init(parsing uri: String) throws(JPushError) {
+    /// - Throws: `HTTPRejection.malformedTarget` for a bad percent escape or bytes that are not UTF-8.
+    public init(parsing uri: String) throws(HTTPRejection) {
         let bytes = Array(uri.utf8)
         var target = bytes[...]
         if let fragment = target.firstIndex(of: UInt8(ascii: "#")) { target = target[..<fragment] }
@@ -26,7 +26,7 @@ public struct RequestTarget: Sendable, Equatable {
         }
         let mark = target.firstIndex(of: UInt8(ascii: "?"))
         guard let path = Self.percentDecode(target[..<(mark ?? target.endIndex)], plusIsSpace: false) else {
-            throw .illegalValue("malformed percent-encoding in request path")
+            throw .malformedTarget(part: "request path")
         }
         self.path = path.isEmpty ? "/" : path
         self.query = [:]
@@ -35,7 +35,7 @@ public struct RequestTarget: Sendable, Equatable {
             let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
             guard let name = Self.percentDecode(pair[..<equals], plusIsSpace: true),
                   let value = Self.percentDecode(pair[equals...].dropFirst(), plusIsSpace: true) else {
-                throw .illegalValue("malformed percent-encoding in query string")
+                throw .malformedTarget(part: "query string")
             }
             query[name] = value  // the last occurrence wins
         }

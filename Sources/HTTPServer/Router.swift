@@ -28,15 +28,17 @@ public struct Router: HTTPResponder {
     /// Told of every request answered: its method, the route pattern it matched (nil when
     /// none did), the status and the seconds taken. Metrics hook in here.
     public var observer: (@Sendable (_ method: String, _ route: String?, _ status: Int, _ seconds: Double) -> Void)?
-    private let notFound: @Sendable (HTTPRequest) -> HTTPResponse
-    private let methodNotAllowed: @Sendable (HTTPRequest) -> HTTPResponse
+    private let rejections: HTTPRejection.Responder
 
-    public init(
-        notFound: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .error(.notFound()) },
-        methodNotAllowed: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .error(.methodNotAllowed()) }
-    ) {
-        self.notFound = notFound
-        self.methodNotAllowed = methodNotAllowed
+    /// - Parameters:
+    ///   - rejections: what the application answers when no route matches, and to what the
+    ///     server refuses before routing (`HTTPRejection`).
+    public init(rejections: @escaping HTTPRejection.Responder) {
+        self.rejections = rejections
+    }
+
+    public func response(to rejection: HTTPRejection) -> HTTPResponse {
+        rejections(rejection)
     }
 
     /// Adds a route.
@@ -103,11 +105,11 @@ public struct Router: HTTPResponder {
         case .handler(let handler, let parameters, let pattern):
             return (await handler(request, parameters), pattern.description)
         case .methodNotAllowed(let allow):
-            var response = methodNotAllowed(request)
+            var response = rejections(.methodNotAllowed)
             response.headers.replaceOrAdd(name: "Allow", value: allow.joined(separator: ", "))
             return (response, nil)
         case .notFound:
-            return (notFound(request), nil)
+            return (rejections(.noRoute), nil)
         }
     }
 }

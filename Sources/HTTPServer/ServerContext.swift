@@ -26,7 +26,7 @@ final class ServerContext: Sendable {
         inFlight = BoundedCount(limit: configuration.maxRequestsInFlight)
         admission = Mutex(ConnectionAdmission(
             maxConnections: configuration.maxConnections, maxPerAddress: configuration.effectiveMaxConnectionsPerAddress))
-        self.errorPage = ErrorPage(maxBodySize: configuration.maxBodySize)
+        self.errorPage = ErrorPage(maxBodySize: configuration.maxBodySize, respond: { responder.response(to: $0) })
         self.tls = configuration.tls.map { files in Result { () throws(HTTPServerError) in try ServerTLSContext(files) } }
     }
 

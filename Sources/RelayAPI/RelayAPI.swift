@@ -50,7 +50,7 @@ public struct RelayAPIDependencies: Sendable {
 public enum RelayAPI {
     public static func router(_ dependencies: RelayAPIDependencies) -> Router {
         let context = RouteContext(dependencies)
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         HealthRoutes(context: context).register(in: &router)
         AdminAppRoutes(context: context).register(in: &router)
         AdminCredentialRoutes(context: context).register(in: &router)

@@ -1,11 +1,12 @@
 import Foundation
 @testable import HTTPServer
+import RelayAPI
 import Testing
 
 /// libevent 2.1.12's own error pages, byte for byte as it writes them, and what replaces them.
 @Suite("libevent error page replacement")
 struct ErrorPageTests {
-    private let page = ErrorPage(maxBodySize: 1024)
+    private let page = ErrorPage(maxBodySize: 1024, respond: JPushRejection.responder)
 
     private func libeventPage(_ status: Int, _ reason: String) -> [UInt8] {
         let body = "<HTML><HEAD>\n<TITLE>\(status) \(reason)</TITLE>\n</HEAD><BODY>\n<H1>\(reason)</H1>\n</BODY></HTML>\n"

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HTTPServer
+import RelayAPI
 import Testing
 
 /// The rewriter driven the way libevent 2.1.12 writes a page (status line, one write per
@@ -8,7 +9,7 @@ import Testing
 struct RejectionRewriterTests {
     /// Connections' output buffers, and the rewriter acting on them as the event loop does.
     struct Outputs {
-        var rewriter = RejectionRewriter<Int>(page: ErrorPage(maxBodySize: 1024))
+        var rewriter = RejectionRewriter<Int>(page: ErrorPage(maxBodySize: 1024, respond: JPushRejection.responder))
         var buffers: [Int: [UInt8]] = [:]
 
         mutating func open(_ connection: Int) {

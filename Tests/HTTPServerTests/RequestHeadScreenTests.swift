@@ -1,5 +1,6 @@
-import Testing
 @testable import HTTPServer
+import RelayAPI
+import Testing
 
 /// The request-head screen on bytes alone: what RFC 9112 says to refuse, fed whole or a
 /// byte at a time.
@@ -69,8 +70,11 @@ import Testing
     }
 
     @Test func eachViolationAnswers400Except413ForATooLargeBody() {
-        #expect(RequestHeadScreen.Violation.contentLengthTooLarge.error(maxBodySize: 1).status == 413)
-        #expect(RequestHeadScreen.Violation.conflictingContentLength.error(maxBodySize: 1).status == 400)
-        #expect(RequestHeadScreen.Violation.bareLineEnding.error(maxBodySize: 1).code == 1003)
+        func error(_ violation: RequestHeadScreen.Violation) -> JPushError {
+            JPushRejection.error(for: violation.rejection(maxBodySize: 1))
+        }
+        #expect(error(.contentLengthTooLarge).status == 413)
+        #expect(error(.conflictingContentLength).status == 400)
+        #expect(error(.bareLineEnding).code == 1003)
     }
 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import RelayAPI
 import RelayCore
 import Testing
 
@@ -39,13 +40,14 @@ struct RequestParsingTests {
         "/a%zz", "/a%4", "/a%", "/a%FF", "/ok?x=%E2%82", "/ok?%G1=1",
     ])
     func malformed(uri: String) {
-        #expect(throws: JPushError.self) { try RequestTarget(parsing: uri) }
+        #expect(throws: HTTPRejection.self) { try RequestTarget(parsing: uri) }
         do {
             _ = try HTTPRequest(method: "GET", uri: uri)
             Issue.record("expected a failure for \(uri)")
         } catch {
-            #expect(error.status == 400)
-            #expect(error.code == 1003)
+            let answer = JPushRejection.error(for: error)
+            #expect(answer.status == 400)
+            #expect(answer.code == 1003)
         }
     }
 

@@ -1,7 +1,8 @@
 import HTTPServer
+import RelayAPI
 import RelayCore
-import Testing
 import TestSupport
+import Testing
 
 /// Seeded property tests of the request-target parser (`FuzzRun`: a few thousand inputs in
 /// `make test`, many more in `make fuzz` and `make reliability`).
@@ -51,9 +52,11 @@ import TestSupport
             }
             var uri = String.UnicodeScalarView()
             uri.append(contentsOf: scalars)
-            switch Result(catching: { () throws(JPushError) in try RequestTarget(parsing: String(uri)) }) {
+            switch Result(catching: { () throws(HTTPRejection) in try RequestTarget(parsing: String(uri)) }) {
             case .success(let parsed): #expect(!parsed.path.isEmpty, "\(label)")
-            case .failure(let error): #expect(error.status == 400 && error.code == 1003, "\(label)")
+            case .failure(let rejection):
+                let error = JPushRejection.error(for: rejection)
+                #expect(error.status == 400 && error.code == 1003, "\(label)")
             }
         }
     }

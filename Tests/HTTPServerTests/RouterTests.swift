@@ -1,4 +1,5 @@
 import HTTPServer
+import RelayAPI
 import RelayCore
 import Testing
 
@@ -14,7 +15,7 @@ struct RouterTests {
 
     @Test("literal segments beat parameters whatever the order routes were added")
     func literalBeatsParameter() async throws {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("GET", "/admin/v1/apps/{app_key}", named("param"))
         router.add("GET", "/admin/v1/apps/stats", named("literal"))
         let literal = await router.respond(to: try request("GET", "/admin/v1/apps/stats"))
@@ -25,7 +26,7 @@ struct RouterTests {
 
     @Test("parameters are captured from decoded segments")
     func parameters() async throws {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("PUT", "/admin/v1/apps/{app_key}/apns") { _, parameters in
             HTTPResponse(status: 200, body: Array((parameters["app_key"] ?? "-").utf8))
         }
@@ -35,7 +36,7 @@ struct RouterTests {
 
     @Test("a trailing slash on the request path is tolerated")
     func trailingSlash() async throws {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("GET", "/v3/schedules", named("list"))
         #expect(await router.respond(to: try request("GET", "/v3/schedules/")).status == 200)
         #expect(await router.respond(to: try request("GET", "/v3/schedules")).status == 200)
@@ -44,7 +45,7 @@ struct RouterTests {
 
     @Test("a path matched under other methods answers 405 with Allow")
     func methodNotAllowed() async throws {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("GET", "/v3/devices/{id}", named("get"))
         router.add("POST", "/v3/devices/{id}", named("post"))
         let response = await router.respond(to: try request("DELETE", "/v3/devices/abc"))
@@ -56,7 +57,7 @@ struct RouterTests {
 
     @Test("Allow names the methods of the most specific pattern the path fits")
     func allowFollowsTheMostSpecificPattern() async throws {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("GET", "/v3/devices/{id}", named("get"))
         router.add("POST", "/v3/devices/{id}", named("post"))
         router.add("POST", "/v3/devices/import", named("import"))
@@ -68,7 +69,7 @@ struct RouterTests {
 
     @Test("nothing matching answers the JPush 404")
     func notFound() async throws {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("GET", "/v3/push", named("push"))
         let response = await router.respond(to: try request("GET", "/v3/pus"))
         #expect(response.status == 404)
@@ -89,7 +90,7 @@ struct RouterTests {
 
     @Test("HEAD falls back to the GET route")
     func headFallsBackToGet() async throws {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("GET", "/v3/push", named("get"))
         #expect(await router.respond(to: try request("HEAD", "/v3/push")).status == 200)
     }
@@ -97,7 +98,7 @@ struct RouterTests {
 
 @Suite struct RouterTableTests {
     @Test func listsEveryRouteWithItsPattern() {
-        var router = Router()
+        var router = Router(rejections: JPushRejection.responder)
         router.add("get", "/v3/devices/{registration_id}") { _, _ in .json(200, []) }
         router.add("POST", "/admin/v1/apps") { _, _ in .json(200, []) }
         #expect(router.table.map { "\($0.method) \($0.pattern)" } == ["GET /v3/devices/{registration_id}", "POST /admin/v1/apps"])

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import RelayAPI
 import RelayCore
 import Synchronization
 import Testing
@@ -259,7 +260,7 @@ let bigBody = [UInt8](repeating: UInt8(ascii: "b"), count: 8 << 20)
 
 /// The routes the live tests use. `/slow` signals `entered`, then waits for `release`.
 func testRouter(entered: Gate = Gate(), release: Gate = Gate()) -> Router {
-    var router = Router()
+    var router = Router(rejections: JPushRejection.responder)
     router.add("GET", "/fast") { _, _ in HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("fast".utf8)) }
     router.add("GET", "/slow") { _, _ in
         entered.open()
