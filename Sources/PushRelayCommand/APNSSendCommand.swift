@@ -87,11 +87,10 @@ enum APNSSendCommand {
             case "--cert": options.certificatePath = try value()
             case "--cert-key": options.certificateKeyPath = try value()
             case "--alert":
-                let data = try JSONSerialization.data(withJSONObject: ["aps": ["alert": try value()]], options: [.sortedKeys])
-                options.payload = Array(data)
+                options.payload = CanonicalJSON.bytes(.object(["aps": .object(["alert": .string(try value())])]))
             case "--payload":
                 let text = try value()
-                guard (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any] else {
+                guard case .object? = try? JSONValue.parse(Array(text.utf8)) else {
                     throw UsageError(description: "--payload must be a JSON object")
                 }
                 options.payload = Array(text.utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// `ctl apps …` and `ctl apns set`.
 struct CtlApps {
@@ -9,17 +10,16 @@ struct CtlApps {
         switch verb {
         case "create":
             let name = try arguments.value("name") ?? arguments.positional(0, "the app's name (--name)")
-            let app = try await client.object("POST", "/admin/v1/apps", auth: .admin, json: ["name": name])
+            let app = try await client.object("POST", "/admin/v1/apps", auth: .admin, json: .object(["name": .string(name)]))
             output.show(app) {
                 TextTable.pairs([("app_key", app["app_key"]), ("name", app["name"]), ("master_secret", app["master_secret"])])
                     + "The master secret is shown only now: keep it.\n"
             }
         case "list":
             let answer = try await client.object("GET", "/admin/v1/apps", auth: .admin)
-            let apps = answer["apps"] as? [[String: Any]] ?? []
             output.show(answer) {
                 var table = TextTable(["APP_KEY", "NAME", "CREATED"])
-                for app in apps { table.add([app["app_key"], app["name"], app["created_at"]]) }
+                for app in answer["apps"]?.items ?? [] { table.add([app["app_key"], app["name"], app["created_at"]]) }
                 return table.rendered
             }
         case "show":
@@ -50,7 +50,7 @@ struct CtlApps {
         if let environment, !["sandbox", "production"].contains(environment) {
             throw CtlError.usage("--environment is sandbox or production")
         }
-        var body: [String: Any] = ["topic": try arguments.required("topic")]
+        var body: [String: String] = ["topic": try arguments.required("topic")]
         if let p8 = arguments.value("p8") {
             body["auth"] = "token"
             body["private_key"] = try Self.read(p8)
@@ -69,9 +69,9 @@ struct CtlApps {
             throw CtlError.usage("apns set needs --p8 FILE (with --key-id and --team-id), --cert FILE --key FILE, or --p12 FILE")
         }
         let path = "/admin/v1/apps/\(key.urlComponent)/apns" + (environment.map { "/\($0)" } ?? "")
-        let credential = try await client.object("PUT", path, auth: .admin, json: body)
+        let credential = try await client.object("PUT", path, auth: .admin, json: .object(body.mapValues(JSONValue.string)))
         output.show(credential) {
-            TextTable.pairs(environment == nil ? Self.credentialPairs(credential) : credential.keys.sorted().map { ($0, credential[$0]) })
+            TextTable.pairs(environment == nil ? Self.credentialPairs(credential) : credential.fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
         }
     }
 
@@ -81,18 +81,19 @@ struct CtlApps {
     }
 
     /// An app as `apps show` prints it: the app, its credential and its devices.
-    static func describe(_ app: [String: Any]) -> String {
-        var pairs: [(String, Any?)] = [("app_key", app["app_key"]), ("name", app["name"]), ("created_at", app["created_at"]),
-                                        ("secret_rotated_at", app["secret_rotated_at"])]
-        if let apns = app["apns"] as? [String: Any] {
+    static func describe(_ app: JSONValue) -> String {
+        var pairs: [(String, JSONValue?)] = [("app_key", app["app_key"]), ("name", app["name"]), ("created_at", app["created_at"]),
+                                             ("secret_rotated_at", app["secret_rotated_at"])]
+        if let apns = app["apns"], case .object = apns {
             pairs += credentialPairs(apns)
         } else {
-            pairs.append(("apns", "none"))
+            pairs.append(("apns", .string("none")))
         }
-        if let devices = app["devices"] as? [String: Any] {
+        if let devices = app["devices"], case .object = devices {
             for environment in ["production", "sandbox"] {
-                let states = devices[environment] as? [String: Any] ?? [:]
-                pairs.append(("devices.\(environment)", "\(TextTable.cell(states["active"])) active, \(TextTable.cell(states["invalidated"])) invalidated"))
+                let states = devices[environment]
+                let counts = "\(TextTable.cell(states?["active"])) active, \(TextTable.cell(states?["invalidated"])) invalidated"
+                pairs.append(("devices.\(environment)", .string(counts)))
             }
         }
         return TextTable.pairs(pairs)
@@ -100,12 +101,14 @@ struct CtlApps {
 
     /// An app's credentials (`GET /admin/v1/apps/{app_key}/apns`) as lines, each environment's
     /// metadata marked with its name.
-    static func credentialPairs(_ apns: [String: Any]) -> [(String, Any?)] {
-        ["production", "sandbox"].flatMap { environment -> [(String, Any?)] in
-            guard let credential = apns[environment] as? [String: Any] else { return [("apns [\(environment)]", "none")] }
+    static func credentialPairs(_ apns: JSONValue) -> [(String, JSONValue?)] {
+        ["production", "sandbox"].flatMap { environment -> [(String, JSONValue?)] in
+            guard let credential = apns[environment], case .object(let fields) = credential else {
+                return [("apns [\(environment)]", .string("none"))]
+            }
             return ["auth", "topic", "key_id", "team_id", "certificate_expires_at", "updated_at", "broken_at", "broken_reason"]
-                .filter { !(credential[$0] is NSNull) && credential[$0] != nil }
-                .map { ("apns.\($0) [\(environment)]", credential[$0]) }
+                .filter { fields[$0] != nil && fields[$0] != .null }
+                .map { ("apns.\($0) [\(environment)]", fields[$0]) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,12 +17,12 @@ struct CtlClient: Sendable {
     let appKey: String?
     let appSecret: String?
 
-    /// Calls the API and returns the decoded JSON body of a 2xx answer.
+    /// Calls the API and returns the parsed JSON body of a 2xx answer.
     ///
     /// - Parameters:
-    ///   - body: JSON (an object or array), or raw bytes with `contentType`.
-    func call(_ method: String, _ path: String, auth: Auth, json: Any? = nil, raw: Data? = nil,
-              contentType: String = "application/json") async throws(CtlError) -> Any {
+    ///   - json: the request body as JSON; or `raw` bytes with `contentType`.
+    func call(_ method: String, _ path: String, auth: Auth, json: JSONValue? = nil, raw: Data? = nil,
+              contentType: String = "application/json") async throws(CtlError) -> JSONValue {
         guard let url = URL(string: baseURL.trimmingSuffix("/") + path) else { throw .usage("bad --url \(baseURL)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -39,7 +40,7 @@ struct CtlClient: Sendable {
             request.setValue("Basic " + Data("\(appKey):\(appSecret)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
         }
         if let json {
-            do { request.httpBody = try JSONSerialization.data(withJSONObject: json) } catch { throw .failed("cannot encode the request: \(error)") }
+            request.httpBody = Data(CanonicalJSON.bytes(json))
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         } else if let raw {
             request.httpBody = raw
@@ -53,18 +54,17 @@ struct CtlClient: Sendable {
             throw .unreachable("cannot reach the relay at \(baseURL): \(error.localizedDescription)")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let decoded = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        guard (200..<300).contains(status) else { throw CtlError.http(status: status, body: decoded as? [String: Any]) }
+        let decoded = try? JSONValue.parse([UInt8](data))
+        guard (200..<300).contains(status) else { throw CtlError.http(status: status, body: decoded) }
         guard let decoded else { throw .failed("the relay answered HTTP \(status) without JSON") }
         return decoded
     }
 
     /// `call`, expecting a JSON object.
-    func object(_ method: String, _ path: String, auth: Auth, json: Any? = nil) async throws(CtlError) -> [String: Any] {
-        guard let object = try await call(method, path, auth: auth, json: json) as? [String: Any] else {
-            throw .failed("the relay's answer to \(method) \(path) is not a JSON object")
-        }
-        return object
+    func object(_ method: String, _ path: String, auth: Auth, json: JSONValue? = nil) async throws(CtlError) -> JSONValue {
+        let answer = try await call(method, path, auth: auth, json: json)
+        guard case .object = answer else { throw .failed("the relay's answer to \(method) \(path) is not a JSON object") }
+        return answer
     }
 }
 

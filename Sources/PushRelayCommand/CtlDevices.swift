@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// `ctl devices register|show|import`, with the app's credentials.
 struct CtlDevices {
@@ -8,17 +9,19 @@ struct CtlDevices {
     func run(_ verb: String, _ arguments: CtlArguments) async throws {
         switch verb {
         case "register":
-            var body: [String: Any] = ["platform": "ios", "token": try arguments.positional(0, "the APNs device token"),
-                                       "environment": arguments.value("environment") ?? "production"]
-            if let alias = arguments.value("alias") { body["alias"] = alias }
+            var body: [String: JSONValue] = [
+                "platform": .string("ios"), "token": .string(try arguments.positional(0, "the APNs device token")),
+                "environment": .string(arguments.value("environment") ?? "production"),
+            ]
+            if let alias = arguments.value("alias") { body["alias"] = .string(alias) }
             let tags = arguments.list("tag")
-            if !tags.isEmpty { body["tags"] = tags }
-            let answer = try await client.object("POST", "/v3/devices", auth: .app, json: body)
+            if !tags.isEmpty { body["tags"] = .array(tags.map(JSONValue.string)) }
+            let answer = try await client.object("POST", "/v3/devices", auth: .app, json: .object(body))
             output.show(answer) { TextTable.pairs([("registration_id", answer["registration_id"])]) }
         case "show":
             let rid = try arguments.positional(0, "the registration id")
             let device = try await client.object("GET", "/v3/devices/\(rid.urlComponent)", auth: .app)
-            output.show(device) { TextTable.pairs(device.keys.sorted().map { ($0, device[$0]) }) }
+            output.show(device) { TextTable.pairs(device.fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }) }
         case "import":
             try await importFile(try arguments.positional(0, "the file to import"), arguments)
         default:
@@ -45,7 +48,7 @@ struct CtlDevices {
         let progress = ProgressWriter()
         let started = ContinuousClock.now
         var totals: [String: Int] = ["accepted": 0, "rejected": 0, "created": 0, "updated": 0]
-        var rejections: [[String: Any]] = []
+        var rejections: [JSONValue] = []
         var done = 0
         func line(final: Bool) {
             let elapsed = ContinuousClock.now - started
@@ -56,23 +59,22 @@ struct CtlDevices {
         while done < lines.count {
             let batch = lines[done..<min(done + batchSize, lines.count)]
             let body = Data(batch.joined(separator: Data([UInt8(ascii: "\n")]))) + Data([UInt8(ascii: "\n")])
-            guard let summary = try await client.call("POST", "/v3/devices/import", auth: .app, raw: body, contentType: contentType) as? [String: Any] else {
-                throw CtlError.failed("the relay's answer to an import is not a JSON object")
-            }
-            for key in totals.keys { totals[key]! += summary[key] as? Int ?? 0 }
-            for rejection in summary["rejected_lines"] as? [[String: Any]] ?? [] {
-                var moved = rejection
-                moved["line"] = (rejection["line"] as? Int ?? 0) + done + offset
-                rejections.append(moved)
+            let summary = try await client.call("POST", "/v3/devices/import", auth: .app, raw: body, contentType: contentType)
+            guard case .object = summary else { throw CtlError.failed("the relay's answer to an import is not a JSON object") }
+            for key in totals.keys { totals[key]! += summary[key]?.integer ?? 0 }
+            for rejection in summary["rejected_lines"]?.items ?? [] {
+                var moved = rejection.fields
+                moved["line"] = .int(Int64((rejection["line"]?.integer ?? 0) + done + offset))
+                rejections.append(.object(moved))
             }
             done += batch.count
             line(final: false)
         }
         line(final: true)
-        var result: [String: Any] = totals
-        result["rejected_lines"] = rejections
-        output.show(result) {
-            var text = TextTable.pairs(["accepted", "created", "updated", "rejected"].map { ($0, totals[$0]) })
+        var result = totals.mapValues { JSONValue.int(Int64($0)) }
+        result["rejected_lines"] = .array(rejections)
+        output.show(.object(result)) {
+            var text = TextTable.pairs(["accepted", "created", "updated", "rejected"].map { ($0, result[$0]) })
             for rejection in rejections.prefix(20) { text += "line \(TextTable.cell(rejection["line"])): \(TextTable.cell(rejection["reason"]))\n" }
             return text
         }

@@ -1,3 +1,5 @@
+import RelayCore
+
 /// Why a ctl command failed, and the exit code that says so.
 enum CtlError: Error, Equatable, CustomStringConvertible {
     /// The command line is wrong (exit 2).
@@ -34,10 +36,10 @@ enum CtlError: Error, Equatable, CustomStringConvertible {
 
     /// The error for an HTTP answer that is not a success: JPush's error message and code
     /// when the body has them.
-    static func http(status: Int, body: [String: Any]?) -> CtlError {
-        let error = body?["error"] as? [String: Any]
-        var text = (error?["message"] as? String) ?? "the relay answered HTTP \(status)"
-        if let code = error?["code"] { text += " (HTTP \(status), code \(code))" }
+    static func http(status: Int, body: JSONValue?) -> CtlError {
+        let error = body?["error"]
+        var text = error?["message"]?.text ?? "the relay answered HTTP \(status)"
+        if let code = error?["code"] { text += " (HTTP \(status), code \(code.jsonText))" }
         switch status {
         case 401, 403: return .unauthorized(text)
         case 404: return .notFound(text)

@@ -7,10 +7,9 @@ struct CtlOutput: Sendable {
     let json: Bool
 
     /// Prints `value` as JSON (sorted keys), or `table()` for people.
-    func show(_ value: Any, table: () -> String) {
+    func show(_ value: JSONValue, table: () -> String) {
         if json {
-            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])) ?? Data()
-            StandardStream.output.write(String(decoding: data, as: UTF8.self) + "\n")
+            StandardStream.output.write(value.jsonText + "\n")
         } else {
             StandardStream.output.write(table())
         }
@@ -24,7 +23,7 @@ struct TextTable {
 
     init(_ headers: [String]) { self.headers = headers }
 
-    mutating func add(_ cells: [Any?]) {
+    mutating func add(_ cells: [JSONValue?]) {
         rows.append(cells.map(TextTable.cell))
     }
 
@@ -41,22 +40,25 @@ struct TextTable {
     }
 
     /// Key and value pairs, one a line.
-    static func pairs(_ pairs: [(String, Any?)]) -> String {
+    static func pairs(_ pairs: [(String, JSONValue?)]) -> String {
         var table = TextTable(["FIELD", "VALUE"])
-        for (key, value) in pairs { table.add([key, value]) }
+        for (key, value) in pairs { table.add([.string(key), value]) }
         return table.rendered
     }
 
-    static func cell(_ value: Any?) -> String {
+    /// A value as people read it: "-" for none, fractions to two places, lists joined by
+    /// commas, objects as `key=value` pairs.
+    static func cell(_ value: JSONValue?) -> String {
         switch value {
-        case nil, is NSNull: return "-"
-        case let text as String: return text
-        case let number as Double where number != number.rounded(): return String(format: "%.2f", number)
-        case let number as NSNumber: return number.stringValue
-        case let list as [Any]: return list.map { cell($0) }.joined(separator: ",")
-        case let dictionary as [String: Any]:
-            return dictionary.keys.sorted().map { "\($0)=\(cell(dictionary[$0]))" }.joined(separator: " ")
-        case let other?: return "\(other)"
+        case nil, .null?: return "-"
+        case .string(let text)?: return text
+        case .bool(let flag)?: return String(flag)
+        case .number(let number)?:
+            let double = number.double
+            if double != double.rounded() { return String(format: "%.2f", double) }
+            return number.int64.map(String.init) ?? NSNumber(value: double).stringValue
+        case .array(let items)?: return items.map { cell($0) }.joined(separator: ",")
+        case .object(let fields)?: return fields.keys.sorted().map { "\($0)=\(cell(fields[$0]))" }.joined(separator: " ")
         }
     }
 }

@@ -8,42 +8,46 @@ struct CtlPush {
     let output: CtlOutput
 
     /// The `/v3/push` body the flags describe.
-    static func body(_ arguments: CtlArguments) throws(CtlError) -> [String: Any] {
-        var audience: [String: Any] = [:]
-        if !arguments.list("alias").isEmpty { audience["alias"] = arguments.list("alias") }
-        if !arguments.list("tag").isEmpty { audience["tag"] = arguments.list("tag") }
-        if !arguments.list("rid").isEmpty { audience["registration_id"] = arguments.list("rid") }
+    static func body(_ arguments: CtlArguments) throws(CtlError) -> JSONValue {
+        var audience: [String: JSONValue] = [:]
+        for (option, key) in [("alias", "alias"), ("tag", "tag"), ("rid", "registration_id")] where !arguments.list(option).isEmpty {
+            audience[key] = .array(arguments.list(option).map(JSONValue.string))
+        }
         guard arguments.flag("all") != !audience.isEmpty else {
             throw .usage("push send needs exactly one audience: --all, or --alias/--tag/--rid")
         }
-        var ios: [String: Any] = [:]
+        var ios: [String: JSONValue] = [:]
         let alert = try arguments.required("alert")
-        if let title = arguments.value("title") { ios["alert"] = ["title": title, "body": alert] } else { ios["alert"] = alert }
-        if let badge = arguments.value("badge") {
-            if let number = Int(badge) { ios["badge"] = number } else { ios["badge"] = badge }
+        if let title = arguments.value("title") {
+            ios["alert"] = .object(["title": .string(title), "body": .string(alert)])
+        } else {
+            ios["alert"] = .string(alert)
         }
-        if let sound = arguments.value("sound") { ios["sound"] = sound }
-        var extras: [String: Any] = [:]
+        if let badge = arguments.value("badge") {
+            if let number = Int64(badge) { ios["badge"] = .int(number) } else { ios["badge"] = .string(badge) }
+        }
+        if let sound = arguments.value("sound") { ios["sound"] = .string(sound) }
+        var extras: [String: JSONValue] = [:]
         for pair in arguments.options["extra"] ?? [] {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { throw .usage("--extra takes KEY=VALUE, got \"\(pair)\"") }
-            extras[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            extras[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
         }
-        if !extras.isEmpty { ios["extras"] = extras }
-        var body: [String: Any] = ["platform": "ios", "audience": arguments.flag("all") ? "all" : audience,
-                                   "notification": ["ios": ios]]
+        if !extras.isEmpty { ios["extras"] = .object(extras) }
+        var body: [String: JSONValue] = ["platform": .string("ios"), "audience": arguments.flag("all") ? .string("all") : .object(audience),
+                                         "notification": .object(["ios": .object(ios)])]
         if let environment = arguments.value("environment") {
             guard environment == "production" || environment == "sandbox" else { throw .usage("--environment is production or sandbox") }
-            body["options"] = ["apns_production": environment == "production"]
+            body["options"] = .object(["apns_production": .bool(environment == "production")])
         }
-        if let cid = arguments.value("cid") { body["cid"] = cid }
-        return body
+        if let cid = arguments.value("cid") { body["cid"] = .string(cid) }
+        return .object(body)
     }
 
     func send(_ arguments: CtlArguments) async throws {
         let accepted = try await client.object("POST", "/v3/push", auth: .app, json: try Self.body(arguments))
-        guard let msgID = accepted["msg_id"] as? String else { throw CtlError.failed("the relay accepted the push without a msg_id") }
+        guard let msgID = accepted["msg_id"]?.text else { throw CtlError.failed("the relay accepted the push without a msg_id") }
         if arguments.flag("no-wait") {
-            output.show(accepted) { TextTable.pairs([("msg_id", msgID), ("sendno", accepted["sendno"])]) }
+            output.show(accepted) { TextTable.pairs([("msg_id", .string(msgID)), ("sendno", accepted["sendno"])]) }
             return
         }
         guard let timeout = Double(arguments.value("timeout") ?? "600"), timeout > 0 else { throw CtlError.usage("--timeout is a number of seconds") }
@@ -51,14 +55,14 @@ struct CtlPush {
         let progress = ProgressWriter()
         let started = ContinuousClock.now
         while true {
-            let details = try await client.call("GET", "/v3/messages/detail?msg_ids=\(msgID)", auth: .app) as? [[String: Any]]
-            guard let detail = details?.first else { throw CtlError.notFound("message \(msgID) is not in the report") }
-            let apns = ((detail["details"] as? [String: Any])?["notification"] as? [String: Any])
-            let target = apns?["target"] as? Int ?? 0
-            let sent = apns?["sent"] as? Int ?? 0
-            let pending = detail["pending"] as? Int ?? 0
-            let failed = (detail["failed"] as? Int ?? 0) + (detail["invalidated_tokens"] as? Int ?? 0) + (detail["expired"] as? Int ?? 0)
-            let state = detail["state"] as? String ?? ""
+            let details = try await client.call("GET", "/v3/messages/detail?msg_ids=\(msgID)", auth: .app)
+            guard let detail = details.items.first else { throw CtlError.notFound("message \(msgID) is not in the report") }
+            let apns = detail["details"]?["notification"]
+            let target = apns?["target"]?.integer ?? 0
+            let sent = apns?["sent"]?.integer ?? 0
+            let pending = detail["pending"]?.integer ?? 0
+            let failed = ["failed", "invalidated_tokens", "expired"].reduce(0) { $0 + (detail[$1]?.integer ?? 0) }
+            let state = detail["state"]?.text ?? ""
             let finished = state == "done" || state == "withdrawn"
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -66,10 +70,10 @@ struct CtlPush {
                                                 ratePerSecond: seconds > 0 ? Double(target - pending) / seconds : nil,
                                                 detail: "\(sent) sent, \(failed) not delivered, \(state)"), final: finished)
             if finished {
-                var result = detail
-                result["msg_id"] = msgID
-                output.show(result) {
-                    TextTable.pairs([("msg_id", msgID), ("state", state), ("target", target), ("sent", sent),
+                var result = detail.fields
+                result["msg_id"] = .string(msgID)
+                output.show(.object(result)) {
+                    TextTable.pairs([("msg_id", .string(msgID)), ("state", .string(state)), ("target", .int(Int64(target))), ("sent", .int(Int64(sent))),
                                      ("failed", detail["failed"]), ("invalidated_tokens", detail["invalidated_tokens"]),
                                      ("expired", detail["expired"]), ("failed_by_reason", detail["failed_by_reason"]),
                                      ("retries", detail["retries"]), ("duration_seconds", detail["duration_seconds"])])

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// `ctl report MSG_ID` and `ctl stats`: the admin reports as tables.
 struct CtlReports {
@@ -9,22 +10,23 @@ struct CtlReports {
         let msgID = try arguments.positional(0, "the msg_id")
         let message = try await client.object("GET", "/admin/v1/messages/\(msgID.urlComponent)", auth: .admin)
         output.show(message) {
-            let funnel = message["funnel"] as? [String: Any] ?? [:]
-            var head = TextTable.pairs([("msg_id", message["msg_id"]), ("app", "\(TextTable.cell(message["app_name"])) (\(TextTable.cell(message["app_key"])))"),
+            let funnel = message["funnel"]
+            let app = "\(TextTable.cell(message["app_name"])) (\(TextTable.cell(message["app_key"])))"
+            var head = TextTable.pairs([("msg_id", message["msg_id"]), ("app", .string(app)),
                                         ("state", message["state"]), ("alert", message["alert"]), ("created_at", message["created_at"]),
                                         ("finished_at", message["finished_at"]), ("duration_seconds", message["duration_seconds"]),
                                         ("throughput_per_second", message["throughput_per_second"]), ("retries", message["retries"])])
             var table = TextTable(["STEP", "COUNT", "SHARE"])
-            let target = funnel["target"] as? Int ?? 0
-            func share(_ value: Any?) -> String {
-                guard target > 0, let count = value as? Int else { return "-" }
-                return String(format: "%.1f%%", Double(count) * 100 / Double(target))
+            let target = funnel?["target"]?.integer ?? 0
+            func share(_ value: JSONValue?) -> JSONValue {
+                guard target > 0, let count = value?.integer else { return .string("-") }
+                return .string(String(format: "%.1f%%", Double(count) * 100 / Double(target)))
             }
             for step in ["target", "sent", "failed", "invalidated", "expired", "withdrawn", "pending"] {
-                table.add([step, funnel[step], share(funnel[step])])
+                table.add([.string(step), funnel?[step], share(funnel?[step])])
             }
-            let reasons = funnel["failed_by_reason"] as? [String: Any] ?? [:]
-            for reason in reasons.keys.sorted() { table.add(["  \(reason)", reasons[reason], share(reasons[reason])]) }
+            let reasons = funnel?["failed_by_reason"]?.fields ?? [:]
+            for reason in reasons.keys.sorted() { table.add([.string("  \(reason)"), reasons[reason], share(reasons[reason])]) }
             head += "\n" + table.rendered
             return head
         }
@@ -38,14 +40,14 @@ struct CtlReports {
         let stats = try await client.object("GET", "/admin/v1/stats" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")), auth: .admin)
         output.show(stats) {
             var table = TextTable(["APP_KEY", "NAME", "SENT", "FAILED", "INVALIDATED", "EXPIRED", "RETRIES"])
-            for app in stats["apps"] as? [[String: Any]] ?? [] {
-                let totals = app["totals"] as? [String: Any] ?? [:]
-                table.add([app["app_key"], app["name"], totals["sent"], totals["failed"], totals["invalidated"], totals["expired"], totals["retries"]])
+            for app in stats["apps"]?.items ?? [] {
+                let totals = app["totals"]
+                table.add([app["app_key"], app["name"], totals?["sent"], totals?["failed"], totals?["invalidated"], totals?["expired"], totals?["retries"]])
             }
-            let totals = stats["totals"] as? [String: Any] ?? [:]
-            table.add(["all", "", totals["sent"], totals["failed"], totals["invalidated"], totals["expired"], totals["retries"]])
+            let totals = stats["totals"]
+            table.add([.string("all"), .string(""), totals?["sent"], totals?["failed"], totals?["invalidated"], totals?["expired"], totals?["retries"]])
             var text = "\(TextTable.cell(stats["since"])) to \(TextTable.cell(stats["until"])) by \(TextTable.cell(stats["bucket"]))\n" + table.rendered
-            let reasons = stats["failed_by_reason"] as? [String: Any] ?? [:]
+            let reasons = stats["failed_by_reason"]?.fields ?? [:]
             if !reasons.isEmpty {
                 text += "not delivered: " + reasons.keys.sorted().map { "\($0) \(TextTable.cell(reasons[$0]))" }.joined(separator: ", ") + "\n"
             }

@@ -29,7 +29,7 @@ struct AdminAppRoutes: Sendable {
             let record = try await createWithFreshKey { key in
                 try await apps.create(appKey: key, name: name, secretHash: issued.hash)
             }
-            return try jsonResponse(201, encoding: AppShapes.Issued(record: record, secret: issued.secret))
+            return try jsonResponse(201, encoding: issued.answer(AppShapes.App(record), key: "master_secret"))
         })
 
         router.add("GET", "/admin/v1/apps", context.adminHandler { _, _ in
@@ -44,13 +44,6 @@ struct AdminAppRoutes: Sendable {
                 devices: try await DeviceCounts.read(appKey: appKey, pool: context.dependencies.pool)))
         })
 
-        router.add("DELETE", "/admin/v1/apps/{app_key}", context.adminHandler { _, parameters in
-            let appKey = parameters["app_key"] ?? ""
-            guard try await apps.delete(appKey: appKey) else { throw Self.appNotFound(appKey) }
-            authenticator.forget(appKey: appKey)
-            return try jsonResponse(200, encoding: AppShapes.Deleted(appKey: appKey))
-        })
-
         router.add("POST", "/admin/v1/apps/{app_key}/secret", context.adminHandler { _, parameters in
             let appKey = parameters["app_key"] ?? ""
             let issued = IssuedSecret.issue()
@@ -58,7 +51,14 @@ struct AdminAppRoutes: Sendable {
                 throw Self.appNotFound(appKey)
             }
             authenticator.forget(appKey: appKey)
-            return try jsonResponse(200, encoding: AppShapes.Issued(record: record, secret: issued.secret))
+            return try jsonResponse(200, encoding: issued.answer(AppShapes.App(record), key: "master_secret"))
+        })
+
+        router.add("DELETE", "/admin/v1/apps/{app_key}", context.adminHandler { _, parameters in
+            let appKey = parameters["app_key"] ?? ""
+            guard try await apps.delete(appKey: appKey) else { throw Self.appNotFound(appKey) }
+            authenticator.forget(appKey: appKey)
+            return try jsonResponse(200, encoding: AppShapes.Deleted(appKey: appKey))
         })
 
         registerRateLimit(in: &router)

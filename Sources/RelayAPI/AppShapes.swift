@@ -20,19 +20,6 @@ enum AppShapes {
         }
     }
 
-    /// An app with the master secret just issued for it (creation, rotation): the only
-    /// answers that show it.
-    struct Issued: Encodable {
-        var record: AppRecord
-        var secret: String
-
-        func encode(to encoder: any Encoder) throws {
-            try App(record).encode(to: encoder)
-            var container = encoder.container(keyedBy: AnswerKey.self)
-            try container.encode(secret, forKey: "master_secret")
-        }
-    }
-
     /// `GET /admin/v1/apps/{app_key}`: the app, its credentials (`apns`, null without one)
     /// and its device counts.
     struct Shown: Encodable {

@@ -1,3 +1,4 @@
+import RelayCore
 import RelayCrypto
 
 /// A new master secret, an app's or a group's: shown once, in the answer that issues it;
@@ -9,5 +10,22 @@ struct IssuedSecret: Sendable {
     static func issue() -> IssuedSecret {
         let secret = SecureRandom.hex(12)
         return IssuedSecret(secret: secret, hash: SecretHasher.hash(secret))
+    }
+
+    /// The answer that shows it: the fields of what it was issued for, and the secret under `key`.
+    func answer<Record: Encodable>(_ record: Record, key: String) -> Shown<Record> {
+        Shown(record: record, key: key, secret: secret)
+    }
+
+    struct Shown<Record: Encodable>: Encodable {
+        var record: Record
+        var key: String
+        var secret: String
+
+        func encode(to encoder: any Encoder) throws {
+            try record.encode(to: encoder)
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(secret, forKey: AnswerKey(key))
+        }
     }
 }

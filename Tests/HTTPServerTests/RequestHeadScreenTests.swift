@@ -1,5 +1,6 @@
 @testable import HTTPServer
 import RelayAPI
+import RelayCore
 import Testing
 
 /// The request-head screen on bytes alone: what RFC 9112 says to refuse, fed whole or a

@@ -78,9 +78,9 @@ struct RouterTests {
         #expect(root.status == 404)
     }
 
-    @Test("custom notFound and methodNotAllowed responses are used")
+    @Test("custom noRoute and methodNotAllowed responses are used")
     func customFallbacks() async throws {
-        var router = Router(notFound: { _ in HTTPResponse(status: 418) }, methodNotAllowed: { _ in HTTPResponse(status: 409) })
+        var router = Router(rejections: { rejection in HTTPResponse(status: rejection == .noRoute ? 418 : 409) })
         router.add("GET", "/a", named("a"))
         #expect(await router.respond(to: try request("GET", "/b")).status == 418)
         let wrongMethod = await router.respond(to: try request("POST", "/a"))

@@ -4,10 +4,7 @@ import RelayCore
 /// timing, with its app.
 struct MessageSummary: Sendable, Equatable, Encodable {
     var counters: MessageCounters
-    var appKey: String
-    var appName: String
-    var lane: String
-    var environment: String
+    var appKey, appName, lane, environment: String
     /// Seconds since the message was accepted, as the database saw it when read.
     var ageSeconds: Double?
 
@@ -24,20 +21,15 @@ struct MessageSummary: Sendable, Equatable, Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnswerKey.self)
-        try container.encode(counters.id.description, forKey: "msg_id")
-        try container.encode(appKey, forKey: "app_key")
-        try container.encode(appName, forKey: "app_name")
-        try container.encode(counters.state.rawValue, forKey: "state")
-        try container.encode(lane, forKey: "lane")
-        try container.encode(environment, forKey: "environment")
-        try container.encode(counters.target, forKey: "target")
-        try container.encode(counters.sent, forKey: "sent")
-        try container.encode(counters.failed, forKey: "failed")
-        try container.encode(counters.invalidated, forKey: "invalidated")
-        try container.encode(counters.expired, forKey: "expired")
-        try container.encode(counters.withdrawn, forKey: "withdrawn")
-        try container.encode(counters.pending, forKey: "pending")
-        try container.encode(counters.retries, forKey: "retries")
+        for (key, text) in [("msg_id", counters.id.description), ("app_key", appKey), ("app_name", appName),
+                            ("state", counters.state.rawValue), ("lane", lane), ("environment", environment)] {
+            try container.encode(text, forKey: AnswerKey(key))
+        }
+        for (key, count) in [("target", counters.target), ("sent", counters.sent), ("failed", counters.failed),
+                             ("invalidated", counters.invalidated), ("expired", counters.expired),
+                             ("withdrawn", counters.withdrawn), ("pending", counters.pending), ("retries", counters.retries)] {
+            try container.encode(count, forKey: AnswerKey(key))
+        }
         try container.encode(progress, forKey: "progress")
         try counters.encodeTiming(into: &container)
         try container.encode(ageSeconds, forKey: "age_seconds")

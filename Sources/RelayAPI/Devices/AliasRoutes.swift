@@ -12,24 +12,21 @@ struct AliasRoutes: Sendable {
         let devices = DeviceRepository(pool: context.dependencies.pool)
 
         router.add("GET", "/v3/aliases/{alias}", context.deviceHandler { request, parameters, app in
-            let alias = parameters["alias"] ?? ""
-            try DeviceLabel.validate(alias, kind: "alias")
+            let alias = try DeviceLabel.pathParameter(parameters, kind: "alias")
             let ids = try DevicePlatform.includesIOS(request.query["platform"])
                 ? try await devices.devices(appID: app.id, alias: alias) : []
             return try jsonResponse(200, encoding: ["registration_ids": ids])
         })
 
         router.add("POST", "/v3/aliases/{alias}", context.deviceHandler { request, parameters, app in
-            let alias = parameters["alias"] ?? ""
-            try DeviceLabel.validate(alias, kind: "alias")
+            let alias = try DeviceLabel.pathParameter(parameters, kind: "alias")
             let change = try RegistrationIDChange(try JSONObjectReader(request.body), allowAdd: false)
             try await devices.removeAlias(appID: app.id, alias: alias, rids: change.remove)
             return emptySuccess
         })
 
         router.add("DELETE", "/v3/aliases/{alias}", context.deviceHandler { request, parameters, app in
-            let alias = parameters["alias"] ?? ""
-            try DeviceLabel.validate(alias, kind: "alias")
+            let alias = try DeviceLabel.pathParameter(parameters, kind: "alias")
             if try DevicePlatform.includesIOS(request.query["platform"]) {
                 try await devices.deleteAlias(appID: app.id, alias: alias)
             }

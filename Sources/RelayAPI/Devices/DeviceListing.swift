@@ -99,21 +99,13 @@ struct DeviceListing: Sendable, Equatable {
 
 /// A device as the admin listing shows it: what is not known or did not happen is null.
 struct ListedDevice: Sendable, Equatable, Encodable {
-    var registrationID: String
-    var token: String
-    var environment: String
-    var alias: String?
-    var mobile: String?
+    var registrationID, token, environment: String
+    var alias, mobile: String?
     var badge: Int
     var active: Bool
     var tags: [String]
-    var createdAt: String
-    var registeredAt: String
-    var lastSeenAt: String
-    var invalidatedAt: String?
-    var invalidationReason: String?
-    var apnsInvalidatedAt: String?
-    var reactivatedAt: String?
+    var createdAt, registeredAt, lastSeenAt: String
+    var invalidatedAt, invalidationReason, apnsInvalidatedAt, reactivatedAt: String?
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnswerKey.self)

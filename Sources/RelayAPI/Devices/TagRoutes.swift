@@ -15,9 +15,8 @@ struct TagRoutes: Sendable {
         })
 
         router.add("GET", "/v3/tags/{tag}/registration_ids/{registration_id}", context.deviceHandler { _, parameters, app in
-            let tag = parameters["tag"] ?? ""
+            let tag = try DeviceLabel.pathParameter(parameters, kind: "tag")
             let rid = parameters["registration_id"] ?? ""
-            try DeviceLabel.validate(tag, kind: "tag")
             guard let result = try await devices.hasTag(appID: app.id, tag: tag, rid: rid) else {
                 throw DeviceRepository.unknownRegistrationID(rid)
             }
@@ -25,16 +24,14 @@ struct TagRoutes: Sendable {
         })
 
         router.add("POST", "/v3/tags/{tag}", context.deviceHandler { request, parameters, app in
-            let tag = parameters["tag"] ?? ""
-            try DeviceLabel.validate(tag, kind: "tag")
+            let tag = try DeviceLabel.pathParameter(parameters, kind: "tag")
             let change = try RegistrationIDChange(try JSONObjectReader(request.body), allowAdd: true)
             try await devices.changeTag(appID: app.id, tag: tag, change)
             return emptySuccess
         })
 
         router.add("DELETE", "/v3/tags/{tag}", context.deviceHandler { request, parameters, app in
-            let tag = parameters["tag"] ?? ""
-            try DeviceLabel.validate(tag, kind: "tag")
+            let tag = try DeviceLabel.pathParameter(parameters, kind: "tag")
             if try DevicePlatform.includesIOS(request.query["platform"]) {
                 try await devices.deleteTag(appID: app.id, tag: tag)
             }

@@ -37,7 +37,7 @@ struct AdminGroupRoutes: Sendable {
             }
             let issued = IssuedSecret.issue()
             let record = try await groups.create(groupKey: AppKey.generate(), name: name, secretHash: issued.hash, appKeys: appKeys)
-            return try jsonResponse(201, encoding: GroupShapes.Issued(record: record, secret: issued.secret))
+            return try jsonResponse(201, encoding: issued.answer(record, key: "group_secret"))
         })
 
         router.add("GET", "/admin/v1/groups", context.adminHandler { _, _ in
@@ -56,7 +56,7 @@ struct AdminGroupRoutes: Sendable {
             guard let record = try await groups.replaceSecretHash(groupKey: groupKey, secretHash: issued.hash) else {
                 throw Self.groupNotFound(groupKey)
             }
-            return try jsonResponse(200, encoding: GroupShapes.Issued(record: record, secret: issued.secret))
+            return try jsonResponse(200, encoding: issued.answer(record, key: "group_secret"))
         })
 
         router.add("GET", "/admin/v1/groups/{group_key}/messages", context.adminHandler { request, parameters in

@@ -28,19 +28,6 @@ enum GroupShapes {
         }
     }
 
-    /// A group with the secret just issued for it (creation, rotation): the only answers
-    /// that show it.
-    struct Issued: Encodable {
-        var record: GroupRecord
-        var secret: String
-
-        func encode(to encoder: any Encoder) throws {
-            try record.encode(to: encoder)
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(secret, forKey: Key("group_secret"))
-        }
-    }
-
     /// One app's part of a group push: its message's counters, or the error its push got.
     struct Part: Encodable {
         var part: GroupPushRecord.Part

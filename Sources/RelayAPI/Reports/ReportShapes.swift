@@ -44,13 +44,11 @@ enum ReportShapes {
             var apns = subIOS.nestedContainer(keyedBy: AnswerKey.self, forKey: "apns")
             try encodeAPNs(into: &apns)
             try container.encode(counters.state.rawValue, forKey: "state")
-            try container.encode(counters.failed, forKey: "failed")
             try container.encode(failures, forKey: "failed_by_reason")
-            try container.encode(counters.invalidated, forKey: "invalidated_tokens")
-            try container.encode(counters.expired, forKey: "expired")
-            try container.encode(counters.pending, forKey: "pending")
-            try container.encode(counters.withdrawn, forKey: "withdrawn")
-            try container.encode(counters.retries, forKey: "retries")
+            for (key, count) in [("failed", counters.failed), ("invalidated_tokens", counters.invalidated), ("expired", counters.expired),
+                                 ("pending", counters.pending), ("withdrawn", counters.withdrawn), ("retries", counters.retries)] {
+                try container.encode(count, forKey: AnswerKey(key))
+            }
             try counters.encodeTiming(into: &container)
             try container.encode(counters.ignored, forKey: "ignored")
         }
