@@ -7,7 +7,8 @@ import RelayStore
 /// The JSON answers of the group routes.
 enum GroupShapes {
     /// `/v3/grouppush`: `group_msgid`, and per app key that app's push answer (`{sendno,
-    /// msg_id}`, with `ignored` as `/v3/push` says it) or JPush's error object.
+    /// msg_id}`, with `ignored` as `/v3/push` says it) or JPush's error object (with the
+    /// msg_id when the error has one).
     struct PushAnswer: Encodable {
         var groupMsgID: MessageID
         var outcomes: [GroupPushStore.Outcome]
@@ -15,14 +16,14 @@ enum GroupShapes {
         var ignored: [String]
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(groupMsgID.description, forKey: Key("group_msgid"))
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(groupMsgID.description, forKey: AnswerKey("group_msgid"))
             for outcome in outcomes {
                 switch outcome.result {
                 case .success(let accepted):
-                    try container.encode(PushReply(sendno: accepted.sendno, msgID: accepted.msgID, ignored: ignored), forKey: Key(outcome.appKey))
+                    try container.encode(PushReply(sendno: accepted.sendno, msgID: accepted.msgID, ignored: ignored), forKey: AnswerKey(outcome.appKey))
                 case .failure(let error):
-                    try container.encode(ErrorObject(error: error), forKey: Key(outcome.appKey))
+                    try container.encode(error, forKey: AnswerKey(outcome.appKey))
                 }
             }
         }
@@ -33,21 +34,21 @@ enum GroupShapes {
         var part: GroupPushRecord.Part
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(part.appKey, forKey: Key("app_key"))
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(part.appKey, forKey: AnswerKey("app_key"))
             switch part.result {
             case .failure(let error):
-                try ErrorObject.encode(error, into: &container)
+                try GroupShapes.encode(error, into: &container)
             case .success(let counters):
-                try container.encode(counters.id.description, forKey: Key("msg_id"))
-                try container.encode(counters.state.rawValue, forKey: Key("state"))
+                try container.encode(counters.id.description, forKey: AnswerKey("msg_id"))
+                try container.encode(counters.state.rawValue, forKey: AnswerKey("state"))
                 for (key, value) in [("target", counters.target), ("sent", counters.sent), ("failed", counters.failed),
                                      ("invalidated_tokens", counters.invalidated), ("expired", counters.expired),
                                      ("pending", counters.pending), ("withdrawn", counters.withdrawn), ("retries", counters.retries)] {
-                    try container.encode(value, forKey: Key(key))
+                    try container.encode(value, forKey: AnswerKey(key))
                 }
-                try container.encode(counters.createdAt, forKey: Key("created_at"))
-                try container.encode(counters.finishedAt, forKey: Key("finished_at"))
+                try container.encode(counters.createdAt, forKey: AnswerKey("created_at"))
+                try container.encode(counters.finishedAt, forKey: AnswerKey("finished_at"))
             }
         }
     }
@@ -57,12 +58,12 @@ enum GroupShapes {
         var record: GroupPushRecord
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(record.groupMsgID.description, forKey: Key("group_msgid"))
-            try container.encode(record.createdAt, forKey: Key("created_at"))
-            try container.encode(record.target, forKey: Key("target"))
-            try container.encode(record.sent, forKey: Key("sent"))
-            try container.encode(record.parts.map(Part.init), forKey: Key("apps"))
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(record.groupMsgID.description, forKey: AnswerKey("group_msgid"))
+            try container.encode(record.createdAt, forKey: AnswerKey("created_at"))
+            try container.encode(record.target, forKey: AnswerKey("target"))
+            try container.encode(record.sent, forKey: AnswerKey("sent"))
+            try container.encode(record.parts.map(Part.init), forKey: AnswerKey("apps"))
         }
     }
 
@@ -98,44 +99,24 @@ enum GroupShapes {
         var record: GroupPushRecord
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(record.groupMsgID.description, forKey: Key("group_msgid"))
-            try container.encodeNil(forKey: Key("jpush"))
-            try container.encodeNil(forKey: Key("android_pns"))
-            var ios = container.nestedContainer(keyedBy: Key.self, forKey: Key("ios"))
-            try ios.encode(record.target, forKey: Key("apns_target"))
-            try ios.encode(record.sent, forKey: Key("apns_sent"))
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(record.groupMsgID.description, forKey: AnswerKey("group_msgid"))
+            try container.encodeNil(forKey: AnswerKey("jpush"))
+            try container.encodeNil(forKey: AnswerKey("android_pns"))
+            var ios = container.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey("ios"))
+            try ios.encode(record.target, forKey: AnswerKey("apns_target"))
+            try ios.encode(record.sent, forKey: AnswerKey("apns_sent"))
             for key in ["apns_received", "apns_click", "apns_display", "msg_target", "msg_received", "msg_click", "msg_display"] {
-                try ios.encodeNil(forKey: Key(key))
+                try ios.encodeNil(forKey: AnswerKey(key))
             }
-            try container.encode(record.parts.map(Part.init), forKey: Key("apps"))
+            try container.encode(record.parts.map(Part.init), forKey: AnswerKey("apps"))
         }
     }
 
-    /// JPush's error object, `{"error":{"code":…,"message":…}}` (with the msg_id when the
-    /// error has one).
-    private struct ErrorObject: Encodable {
-        var error: JPushError
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try Self.encode(error, into: &container)
-            if let msgID = error.msgID { try container.encode(msgID, forKey: Key("msg_id")) }
-        }
-
-        /// Adds `error` to an object that says more beside it.
-        static func encode(_ error: JPushError, into container: inout KeyedEncodingContainer<Key>) throws {
-            var inner = container.nestedContainer(keyedBy: Key.self, forKey: Key("error"))
-            try inner.encode(error.code, forKey: Key("code"))
-            try inner.encode(error.message, forKey: Key("message"))
-        }
-    }
-
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    /// Adds JPush's `{"error":{"code":…,"message":…}}` to an object that says more beside it.
+    private static func encode(_ error: JPushError, into container: inout KeyedEncodingContainer<AnswerKey>) throws {
+        var inner = container.nestedContainer(keyedBy: AnswerKey.self, forKey: "error")
+        try inner.encode(error.code, forKey: "code")
+        try inner.encode(error.message, forKey: "message")
     }
 }
