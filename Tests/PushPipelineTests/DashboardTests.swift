@@ -2,6 +2,7 @@ import Foundation
 import PushCore
 import PushPipeline
 @testable import RelayAPI
+import RelayStore
 import Testing
 
 /// The web dashboard: its login and CSRF rules over plain HTTP, and the real pages in

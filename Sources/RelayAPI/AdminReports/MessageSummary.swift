@@ -1,4 +1,5 @@
 import RelayCore
+import RelayStore
 
 /// A message as the admin listing and the dashboard show it: counters, state, progress and
 /// timing, with its app.
