@@ -15,7 +15,8 @@ import Synchronization
 /// given another): a client adds no thread of its own, however many clients there are.
 public final class APNSClient: Sendable {
     private let configuration: APNSClientConfiguration
-    private let pools: [ConnectionPool]
+    /// Each confined to its loop: reached only through jobs run there.
+    private let pools: [LoopBound<ConnectionPool>]
     private let limiter: AsyncLimiter
     /// The urgent sends' window: they never wait for the others' slots.
     private let urgentLimiter: AsyncLimiter
@@ -53,13 +54,16 @@ public final class APNSClient: Sendable {
         urgentLimiter = AsyncLimiter(limit: max(1, configuration.maxInFlight / 4))
         let loopCount = min(configuration.eventLoopCount, configuration.maxConnections)
         let logger = logger.with(["component": "apns-client", "apns_host": configuration.host])
-        var pools: [ConnectionPool] = []
+        var pools: [LoopBound<ConnectionPool>] = []
         for index in 0..<loopCount {
             // Spread maxConnections over the loops; the first loops take the remainder.
             let share = configuration.maxConnections / loopCount + (index < configuration.maxConnections % loopCount ? 1 : 0)
-            pools.append(ConnectionPool(
-                loop: group.next(), configuration: configuration, maxConnections: share, tls: tls, tokens: tokens,
-                clock: clock, logger: logger, counters: counters))
+            let loop = group.next()
+            let pool = LoopBound(handingOver: ConnectionPool(
+                loop: loop, configuration: configuration, maxConnections: share, tls: tls, tokens: tokens,
+                clock: clock, logger: logger, counters: counters), to: loop)
+            pool.execute { $0.start() }
+            pools.append(pool)
         }
         self.pools = pools
     }
@@ -80,7 +84,7 @@ public final class APNSClient: Sendable {
         let pool = pools[nextPool.wrappingAdd(1, ordering: .relaxed).oldValue % pools.count]
         return await withCheckedContinuation { continuation in
             let request = PendingRequest(notification: notification, recipient: .caller(continuation))
-            if !pool.loop.execute({ pool.enqueue(request) }) {
+            if !pool.execute({ $0.enqueue(request) }) {
                 request.finish(.failed(.shutdown))
             }
         }
@@ -129,7 +133,7 @@ public final class APNSClient: Sendable {
             for start in stride(from: 0, to: requests.count, by: share) {
                 let slice = Array(requests[start..<min(start + share, requests.count)])
                 let pool = pools[nextPool.wrappingAdd(1, ordering: .relaxed).oldValue % pools.count]
-                if !pool.loop.execute({ pool.enqueue(contentsOf: slice) }) {
+                if !pool.execute({ $0.enqueue(contentsOf: slice) }) {
                     for request in slice { request.finish(.failed(.shutdown)) }
                 }
             }
@@ -150,7 +154,7 @@ public final class APNSClient: Sendable {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for pool in pools {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if !pool.loop.execute({ pool.shutdown { continuation.resume() } }) { continuation.resume() }
+                if !pool.execute({ $0.shutdown { continuation.resume() } }) { continuation.resume() }
             }
         }
     }
@@ -159,7 +163,7 @@ public final class APNSClient: Sendable {
     deinit {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for pool in pools {
-            pool.loop.execute { pool.shutdown {} }
+            pool.execute { $0.shutdown {} }
         }
     }
 }

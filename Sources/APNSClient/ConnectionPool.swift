@@ -8,10 +8,11 @@ import RelayCore
 /// connections, the timers and the client go to the state machine; `run(_:)` does the I/O
 /// its actions ask for.
 ///
-/// Thread rule: every method runs on `loop`'s thread (callers elsewhere go through
-/// `loop.execute`). Requests are handed to connections only from the dispatch event, never
-/// from inside a connection's callbacks, so nghttp2 is never re-entered.
-final class ConnectionPool: @unchecked Sendable {
+/// Thread rule: made anywhere and handed to its loop (the client holds it as a
+/// `LoopBound`); from `start()` on, every method runs on `loop`'s thread. Requests are
+/// handed to connections only from the dispatch event, never from inside a connection's
+/// callbacks, so nghttp2 is never re-entered.
+final class ConnectionPool {
     let loop: EventLoop
     private let configuration: APNSClientConfiguration
     private let tls: TLSContext
@@ -50,12 +51,12 @@ final class ConnectionPool: @unchecked Sendable {
             maxConnections: maxConnections, maxAttempts: configuration.maxAttempts,
             maxConnectFailures: configuration.maxConnectFailures, queueTimeout: configuration.queueTimeout,
             reconnect: Backoff(base: .seconds(configuration.reconnectDelay), cap: .seconds(configuration.maxReconnectDelay))))
-        loop.execute { [self] in start() }
     }
 
     // MARK: libevent
 
-    private func start() {
+    /// Sets up the pool's events on its loop; the first call there.
+    func start() {
         keepAlive = self
         let context = Unmanaged.passUnretained(self).toOpaque()
         dispatchEvent = event_new(loop.base, -1, 0, { _, _, context in

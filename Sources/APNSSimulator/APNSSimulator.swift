@@ -21,7 +21,7 @@ public final class APNSSimulator: Sendable {
 
     private enum State {
         case idle
-        case running(listeners: [SimulatorListener], control: ControlServer?)
+        case running(listeners: [LoopBound<SimulatorListener>], control: LoopBound<ControlServer>?)
         case stopped
     }
 
@@ -57,31 +57,42 @@ public final class APNSSimulator: Sendable {
     public func start() throws -> (port: Int, controlPort: Int?) {
         try state.withLock { state in
             guard case .idle = state else { throw APNSSimulatorError("the simulator was already started") }
-            var listeners: [SimulatorListener] = []
-            var control: ControlServer?
+            var listeners: [LoopBound<SimulatorListener>] = []
+            var control: LoopBound<ControlServer>?
             var port = configuration.listen.port
             var controlPort: Int?
             do {
                 if port != 0 { try SimulatorListener.checkPortFree(host: configuration.listen.host, port: port) }
                 for index in 0..<configuration.threads {
-                    let listener = try SimulatorListener(index: index, shared: shared, loop: group.next())
-                    listeners.append(listener)
-                    // The first listener resolves port 0; the others join it (SO_REUSEPORT).
-                    port = try listener.bind(host: configuration.listen.host, port: port)
+                    let loop = group.next()
+                    let listener = try SimulatorListener(index: index, shared: shared, loop: loop)
+                    do {
+                        // The first listener resolves port 0; the others join it (SO_REUSEPORT).
+                        port = try listener.bind(host: configuration.listen.host, port: port)
+                    } catch {
+                        listener.close()
+                        throw error
+                    }
+                    listeners.append(LoopBound(handingOver: listener, to: loop))
                 }
                 if let endpoint = configuration.control {
-                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates, loop: group.next())
-                    control = server
-                    controlPort = try server.bind(host: endpoint.host, port: endpoint.port)
+                    let loop = group.next()
+                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates, loop: loop)
+                    do {
+                        controlPort = try server.bind(host: endpoint.host, port: endpoint.port)
+                    } catch {
+                        server.close()
+                        throw error
+                    }
+                    control = LoopBound(handingOver: server, to: loop)
                 }
             } catch {
-                // Never started: nothing of theirs reached a loop.
-                for listener in listeners { listener.close() }
-                control?.close()
+                // Never started: each frees itself on its loop.
+                for listener in listeners { listener.execute { $0.close() } }
                 throw error
             }
-            for listener in listeners { listener.loop.execute { listener.start() } }
-            if let control { control.loop.execute { control.start() } }
+            for listener in listeners { listener.execute { $0.start() } }
+            control?.execute { $0.start() }
             state = .running(listeners: listeners, control: control)
             shared.logger.info("APNs simulator listening", [
                 "port": String(port), "control_port": controlPort.map(String.init) ?? "none",
@@ -94,17 +105,17 @@ public final class APNSSimulator: Sendable {
 
     /// Stops every listener, closes every connection, and returns once all are freed.
     public func shutdown() async {
-        let running: (listeners: [SimulatorListener], control: ControlServer?)? = state.withLock { state in
+        let running: (listeners: [LoopBound<SimulatorListener>], control: LoopBound<ControlServer>?)? = state.withLock { state in
             defer { state = .stopped }
             guard case .running(let listeners, let control) = state else { return nil }
             return (listeners, control)
         }
         guard let running else { return }
         for listener in running.listeners {
-            try? await listener.loop.submit { listener.close() }
+            try? await listener.loop.submit { listener.value.close() }
         }
         if let control = running.control {
-            try? await control.loop.submit { control.close() }
+            try? await control.loop.submit { control.value.close() }
         }
         shared.logger.info("APNs simulator stopped")
     }

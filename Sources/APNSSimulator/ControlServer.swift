@@ -7,8 +7,9 @@ import RelayCore
 /// answering from the recorder (see `ControlRoute`).
 ///
 /// Thread rule: built and bound on the starting thread with its listener not accepting
-/// yet, then used only on its loop's thread from `start()` on; `close()` frees it there.
-final class ControlServer: @unchecked Sendable {
+/// yet, then handed to its loop as a `LoopBound` and used only on the loop's thread from
+/// `start()` on; `close()` frees it there.
+final class ControlServer {
     let loop: EventLoop
     private let recorder: SimulatorRecorder
     private let rates: LiveFailureRates

@@ -34,9 +34,9 @@ final class SimulatorShared: Sendable {
 /// connections it accepted.
 ///
 /// Thread rule: built and bound on the starting thread with its listener not accepting
-/// yet, then handed to its loop, whose thread alone touches it from `start()` on; it frees
-/// everything of its own in `close()`, and the loop runs on for others.
-final class SimulatorListener: @unchecked Sendable {
+/// yet, then handed to its loop as a `LoopBound`, whose thread alone touches it from
+/// `start()` on; it frees everything of its own in `close()`, and the loop runs on for others.
+final class SimulatorListener {
     let index: Int
     let shared: SimulatorShared
     let loop: EventLoop

@@ -8,11 +8,10 @@ import RelayCore
 /// `EventLoopGroup`, and the requests and connections it serves there.
 ///
 /// Thread rule: built and bound on the starting thread with its listener not yet
-/// accepting, then handed to its loop, whose thread alone uses it from `start()` on (other
-/// threads reach it through `loop.execute`). Handlers never run on the loop: it starts a
-/// `Task` per request and the reply comes back through `loop.execute`, to be sent on the
-/// loop's thread.
-final class HTTPListener: @unchecked Sendable {
+/// accepting, then handed to its loop as a `LoopBound`, whose thread alone uses it from
+/// `start()` on. Handlers never run on the loop: it starts a `Task` per request and the
+/// reply comes back through a job on the loop, to be sent on the loop's thread.
+final class HTTPListener {
     /// A request whose handler is running.
     private struct Pending {
         let request: UnsafeMutablePointer<evhttp_request>
@@ -209,9 +208,10 @@ final class HTTPListener: @unchecked Sendable {
         nextID += 1
         pending[id] = Pending(request: request, log: log)
         let responder = context.responder
-        Task { [self] in
+        let me = LoopBound(self, loop: loop)
+        Task {
             let response = await responder.respond(to: parsed)
-            loop.execute { self.replyReady(id: id, response: response) }
+            me.execute { $0.replyReady(id: id, response: response) }
         }
     }
 
@@ -534,7 +534,7 @@ final class HTTPListener: @unchecked Sendable {
     private func stopIfDrained() {
         if draining, !closed, pending.isEmpty, writing.isEmpty {
             closed = true
-            loop.execute { self.close() }
+            LoopBound(self, loop: loop).execute { $0.close() }
         }
     }
 

@@ -8,10 +8,16 @@ import Synchronization
 /// the loops of an `EventLoopGroup`, all accepting on the same port through SO_REUSEPORT,
 /// handlers run as Swift tasks off the loops.
 public final class HTTPServer: Sendable {
+    /// A listener, confined to its loop, and the signal it gives once freed.
+    private struct Running {
+        let listener: LoopBound<HTTPListener>
+        let exited: ExitSignal
+    }
+
     private enum State {
         case idle
-        case running([HTTPListener])
-        case stopping([HTTPListener])
+        case running([Running])
+        case stopping([Running])
         case stopped
     }
 
@@ -41,24 +47,26 @@ public final class HTTPServer: Sendable {
             if configuration.port != 0, address.isInUse() {
                 throw .addressInUse(host: configuration.host, port: configuration.port)
             }
-            var listeners: [HTTPListener] = []
+            var listeners: [Running] = []
             var port = configuration.port
             do throws(HTTPServerError) {
                 for _ in 0..<max(1, configuration.threads) {
-                    let listener = try HTTPListener(context: context, address: address, loop: group.next())
-                    listeners.append(listener)
+                    let loop = group.next()
+                    let listener = try HTTPListener(context: context, address: address, loop: loop)
+                    let (bound, exited) = (listener.port, listener.exited)
+                    listeners.append(Running(listener: LoopBound(handingOver: listener, to: loop), exited: exited))
                     if port == 0 {
                         // Every further listener binds the port the kernel picked for the first.
-                        guard let chosen = listener.port else { throw .setupFailed("getsockname") }
-                        port = chosen
+                        guard let bound else { throw .setupFailed("getsockname") }
+                        port = bound
                         address = try SocketAddress(host: configuration.host, port: port)
                     }
                 }
             } catch {
-                for listener in listeners { listener.discard() }
+                for running in listeners { running.listener.execute { $0.discard() } }
                 throw error
             }
-            for listener in listeners { listener.loop.execute { listener.start() } }
+            for running in listeners { running.listener.execute { $0.start() } }
             state = .running(listeners)
             context.logger.info("http server listening", ["host": configuration.host, "port": String(port),
                                                           "threads": String(listeners.count)])
@@ -78,11 +86,11 @@ public final class HTTPServer: Sendable {
     /// Stops accepting connections, lets requests in flight finish and their replies be
     /// written, then frees the listeners and waits until each is done (the loops run on).
     public func shutdown() async {
-        let listeners: [HTTPListener] = state.withLock { state in
+        let listeners: [Running] = state.withLock { state in
             switch state {
             case .running(let listeners):
                 state = .stopping(listeners)
-                for listener in listeners { listener.loop.execute { listener.stopAccepting() } }
+                for running in listeners { running.listener.execute { $0.stopAccepting() } }
                 return listeners
             case .stopping(let listeners):
                 return listeners
@@ -90,7 +98,7 @@ public final class HTTPServer: Sendable {
                 return []
             }
         }
-        for listener in listeners { await listener.exited.wait() }
+        for running in listeners { await running.exited.wait() }
         state.withLock { $0 = .stopped }
     }
 }
