@@ -32,14 +32,7 @@ extension RouteContext {
     func deviceHandler(
         _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
     ) -> Router.Handler {
-        let logger = logger
-        return appHandler(failure: DeviceFamily.authenticationFailed) { request, parameters, app in
-            do {
-                return try await body(request, parameters, app)
-            } catch {
-                throw DeviceFamily.translate(error, logger: logger.with(["request_id": request.requestID]))
-            }
-        }
+        familyHandler(failure: DeviceFamily.authenticationFailed, translate: { DeviceFamily.translate($0, logger: $1) }, body)
     }
 }
 

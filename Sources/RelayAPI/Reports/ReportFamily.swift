@@ -34,12 +34,21 @@ extension RouteContext {
     func reportHandler(
         _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
     ) -> Router.Handler {
+        familyHandler(failure: ReportFamily.authenticationFailed, translate: { ReportFamily.translate($0, logger: $1) }, body)
+    }
+
+    /// An app route of a JPush family with codes of its own: Basic auth failing is
+    /// `failure`, and every error the body throws is answered as `translate` maps it.
+    func familyHandler(
+        failure: JPushError, translate: @escaping @Sendable (_ error: any Error, _ logger: Logger) -> JPushError,
+        _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
+    ) -> Router.Handler {
         let logger = logger
-        return appHandler(failure: ReportFamily.authenticationFailed) { request, parameters, app in
+        return appHandler(failure: failure) { request, parameters, app in
             do {
                 return try await body(request, parameters, app)
             } catch {
-                throw ReportFamily.translate(error, logger: logger.with(["request_id": request.requestID]))
+                throw translate(error, logger.with(["request_id": request.requestID]))
             }
         }
     }

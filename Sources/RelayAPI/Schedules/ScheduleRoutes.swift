@@ -71,21 +71,15 @@ struct ScheduleRoutes: Sendable {
     /// 503 (1030).
     private func route(_ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse)
         -> Router.Handler {
-        let logger = context.logger
-        return context.appHandler(failure: Self.authenticationFailed) { request, parameters, app in
-            do {
-                return try await body(request, parameters, app)
-            } catch let error as JPushError {
-                throw error
-            } catch {
-                let mapped = jpushError(for: error, logger: logger.with(["request_id": request.requestID]))
-                switch mapped.status {
-                case 400: throw JPushError.invalidSchedule(mapped.message)  // input the store refused (NUL)
-                case 500: throw JPushError(status: 500, code: 8200, message: mapped.message)
-                default: throw mapped
-                }
+        context.familyHandler(failure: Self.authenticationFailed, translate: { error, logger in
+            if let error = error as? JPushError { return error }
+            let mapped = jpushError(for: error, logger: logger)
+            switch mapped.status {
+            case 400: return .invalidSchedule(mapped.message)  // input the store refused (NUL)
+            case 500: return JPushError(status: 500, code: 8200, message: mapped.message)
+            default: return mapped
             }
-        }
+        }, body)
     }
 
     /// The body as JSON; a body that is not JSON is a schedule error (8100) too.
