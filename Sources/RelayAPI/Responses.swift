@@ -43,3 +43,11 @@ func jpushError(for error: any Error, logger: Logger) -> JPushError {
         return .internalError()
     }
 }
+
+/// `jpushError(for:logger:)` in a family's own codes: `codes` maps a push-family code to the
+/// family's; other codes stay.
+func jpushError(for error: any Error, logger: Logger, recoding codes: [Int: Int]) -> JPushError {
+    var mapped = jpushError(for: error, logger: logger)
+    mapped.code = codes[mapped.code] ?? mapped.code
+    return mapped
+}

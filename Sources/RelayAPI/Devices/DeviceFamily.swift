@@ -15,14 +15,7 @@ enum DeviceFamily {
     /// The device family's version of any error a handler throws.
     static func translate(_ error: any Error, logger: Logger) -> JPushError {
         if let field = error as? DeviceFieldError { return illegal(field.message) }
-        var mapped = jpushError(for: error, logger: logger)
-        switch mapped.code {
-        case 1002, 1003, 1009: mapped.code = 7002
-        case 1030: mapped.code = 7030
-        case 1000: mapped.code = 7000
-        default: break
-        }
-        return mapped
+        return jpushError(for: error, logger: logger, recoding: [1002: 7002, 1003: 7002, 1009: 7002, 1030: 7030, 1000: 7000])
     }
 }
 

@@ -19,12 +19,7 @@ enum ReportFamily {
     /// The report family's version of any error a handler throws: the push family's
     /// parameter codes become 3002; storage and internal errors keep their codes.
     static func translate(_ error: any Error, logger: Logger) -> JPushError {
-        var mapped = jpushError(for: error, logger: logger)
-        switch mapped.code {
-        case 1002, 1003, 1009: mapped.code = 3002
-        default: break
-        }
-        return mapped
+        jpushError(for: error, logger: logger, recoding: [1002: 3002, 1003: 3002, 1009: 3002])
     }
 }
 
