@@ -1,14 +1,15 @@
 import PostgresStore
 @testable import PushPipeline
+@testable import RelayStore
 import Testing
 import TestSupport
 
-/// Every variant of every statement family of the pipeline, prepared and explained against
+/// Every variant of every statement family of the pipeline and the store (RelayStore), prepared and explained against
 /// the test cluster: a statement added to a family's `all` is checked without a test of its
 /// own, and a variant that no longer prepares (a renamed column, a parameter whose type
 /// PostgreSQL cannot tell) fails here rather than on the first push of its shape.
 @Suite struct StatementPlanTests {
-    static let statements = AudienceStatements.all + LeaseStatements.all
+    static let statements = AudienceStatements.all + LeaseStatements.all + DeviceStatements.all
 
     @Test func eachNameGoesWithOneText() {
         #expect(Set(Self.statements.map(\.name)).count == Self.statements.count)

@@ -185,7 +185,7 @@ import Testing
             let plan = try await relay.pool.withConnection { connection in
                 try connection.transaction { connection in
                     try connection.query("SET LOCAL enable_seqscan = off")
-                    return try connection.query("EXPLAIN " + DeviceRepository.statusSQL, [Int64(1), "{1,2,3}"])
+                    return try connection.query("EXPLAIN " + DeviceStatements.status.text, [Int64(1), "{1,2,3}"])
                         .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
                 }
             }

@@ -21,6 +21,6 @@ import Testing
                 .replacingOccurrences(of: variable + ")", with: parameter + ")")
         }
         func collapsed(_ sql: String) -> String { sql.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
-        #expect(collapsed(asRelay) == collapsed(DeviceRepository.registerSQL))
+        #expect(collapsed(asRelay) == collapsed(DeviceStatements.register.text))
     }
 }

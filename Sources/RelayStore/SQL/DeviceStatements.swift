@@ -1,0 +1,169 @@
+import PostgresStore
+import RelayCore
+
+/// Every statement on the `devices` and `device_tags` tables, one text each, always scoped
+/// to one app ($1 the app's id wherever a registration id or token is looked up), so a
+/// device of another app is simply not found.
+enum DeviceStatements {
+    // MARK: One device
+
+    /// Registers a token, or refreshes the device that has it: same registration id, new
+    /// environment, `registered_at` and `last_seen_at`, and a dead token comes back to life
+    /// (`reactivated_at`). One statement, so it is atomic without a transaction.
+    ///
+    /// Parameters: $1 app, $2 token, $3 environment, $4 alias given, $5 alias ("" removes),
+    /// $6 badge (NULL keeps), $7 tags given, $8 tags (text[]). The benchmark's pgbench script
+    /// (scripts/bench/register.sql) runs this same statement.
+    static let register = SQLStatement("pushrelay_register_device", """
+        WITH device AS (
+            INSERT INTO devices AS d (app_id, token, environment, alias, badge)
+            VALUES ($1, $2, $3, NULLIF($5, ''), coalesce($6::integer, 0))
+            ON CONFLICT (app_id, token) DO UPDATE SET
+                environment = EXCLUDED.environment,
+                alias = CASE WHEN $4::boolean THEN EXCLUDED.alias ELSE d.alias END,
+                badge = coalesce($6::integer, d.badge),
+                registered_at = now(),
+                last_seen_at = now(),
+                reactivated_at = CASE WHEN d.active THEN d.reactivated_at ELSE now() END,
+                active = true
+            RETURNING d.id, d.registration_id
+        ), dropped AS (
+            DELETE FROM device_tags t USING device
+            WHERE $7::boolean AND t.device_id = device.id AND NOT (t.tag = ANY ($8::text[]))
+        ), added AS (
+            INSERT INTO device_tags (app_id, tag, device_id)
+            SELECT $1, tag, device.id FROM device, unnest($8::text[]) AS tag WHERE $7::boolean
+            ON CONFLICT DO NOTHING
+        )
+        SELECT \(RegistrationID.sql("registration_id")) AS rid FROM device
+        """)
+
+    /// $1 app, $2 registration id (uuid).
+    static let find = SQLStatement("pushrelay_device_find",
+        "SELECT id, alias, mobile FROM devices WHERE app_id = $1 AND registration_id = $2::uuid")
+
+    /// $1 app, $2 registration id (uuid), $3 alias given, $4 alias ("" removes), $5 mobile
+    /// given, $6 mobile ("" removes), $7 badge (NULL keeps).
+    static let update = SQLStatement("pushrelay_device_update", """
+        UPDATE devices SET
+            alias = CASE WHEN $3::boolean THEN NULLIF($4, '') ELSE alias END,
+            mobile = CASE WHEN $5::boolean THEN NULLIF($6, '') ELSE mobile END,
+            badge = coalesce($7::integer, badge)
+        WHERE app_id = $1 AND registration_id = $2::uuid
+        RETURNING id
+        """)
+
+    /// $1 app, $2 registration ids (uuid[]): the device ids of those that are the app's.
+    static let resolve = SQLStatement("pushrelay_device_resolve", """
+        SELECT id, \(RegistrationID.sql("registration_id")) AS rid FROM devices
+        WHERE app_id = $1 AND registration_id = ANY ($2::uuid[])
+        """)
+
+    /// Online status: $1 app, $2 device ids (bigint[]). The span conditions are written as
+    /// the index `delivery_spans_app_ids` is defined. The inner OFFSET 0 keeps the plan a walk
+    /// down the app's spans that cover the device, newest first, stopped by the LIMIT at the
+    /// first that holds its id, rather than reading every covering span's ids; the outer one
+    /// has `seen` computed once, not once for each use.
+    static let status = SQLStatement("pushrelay_device_status", """
+        SELECT rid, seen > now() - interval '10 minutes' AS online,
+               to_char(seen AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS last_seen
+        FROM (SELECT \(RegistrationID.sql("d.registration_id")) AS rid,
+                     greatest(d.last_seen_at, (
+                         SELECT s.at
+                         FROM (SELECT s.at, s.device_ids FROM delivery_spans s
+                               WHERE int8range(s.app_id, s.app_id, '[]') @> $1::bigint AND int8range(s.lo, s.hi, '[]') @> d.id
+                               ORDER BY s.at DESC OFFSET 0) s
+                         WHERE d.id = ANY (s.device_ids)
+                         LIMIT 1)) AS seen
+              FROM devices d WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[]) OFFSET 0) device
+        """)
+
+    /// Marks a token dead: $1 app, $2 token, $3 reason, $4 APNs' timestamp (NULL: none),
+    /// $5 when the refused notification was sent; not when it was registered again since.
+    static let invalidate = SQLStatement("pushrelay_device_invalidate", """
+        UPDATE devices SET active = false, invalidated_at = now(), invalidation_reason = $3, apns_invalidated_at = $4::timestamptz
+        WHERE app_id = $1 AND token = $2 AND active AND registered_at < coalesce($4::timestamptz, $5::timestamptz)
+        """)
+
+    /// $1 app, $2 device ids (bigint[]), $3 the badge to set (NULL: add), $4 the badge to
+    /// add, $5 the largest badge.
+    static let applyBadge = SQLStatement("pushrelay_device_apply_badge", """
+        UPDATE devices SET badge = coalesce($3::integer, least($5::integer, greatest(0, badge + $4::integer)))
+        WHERE app_id = $1 AND id = ANY ($2::bigint[])
+        RETURNING id, badge
+        """)
+
+    // MARK: A device's tags ($1 the device's id)
+
+    static let tagsOfDevice = SQLStatement("pushrelay_device_tags", "SELECT tag FROM device_tags WHERE device_id = $1 ORDER BY tag")
+
+    static let clearTags = SQLStatement("pushrelay_device_clear_tags", "DELETE FROM device_tags WHERE device_id = $1")
+
+    /// $2 the tags to remove (text[]).
+    static let removeTags = SQLStatement("pushrelay_device_remove_tags", "DELETE FROM device_tags WHERE device_id = $1 AND tag = ANY ($2::text[])")
+
+    /// $1 app, $2 the tags to add (text[]), $3 the device's id.
+    static let addTags = SQLStatement("pushrelay_device_add_tags", """
+        INSERT INTO device_tags (app_id, tag, device_id) SELECT $1, unnest($2::text[]), $3
+        ON CONFLICT DO NOTHING
+        """)
+
+    static let countTags = SQLStatement("pushrelay_device_count_tags", "SELECT count(*) AS n FROM device_tags WHERE device_id = $1")
+
+    // MARK: The app's tags ($1 app, $2 tag)
+
+    /// Every tag the app uses, sorted: a skip scan over the tag index (one probe per tag,
+    /// not one row per tagged device).
+    static let appTags = SQLStatement("pushrelay_tags", """
+        WITH RECURSIVE t AS (
+            (SELECT tag FROM device_tags WHERE app_id = $1 ORDER BY tag LIMIT 1)
+            UNION ALL
+            SELECT (SELECT tag FROM device_tags WHERE app_id = $1 AND tag > t.tag ORDER BY tag LIMIT 1)
+            FROM t WHERE t.tag IS NOT NULL
+        )
+        SELECT tag FROM t WHERE tag IS NOT NULL
+        """)
+
+    /// $2 registration id (uuid), $3 tag: no row when the app has no such device.
+    static let hasTag = SQLStatement("pushrelay_tag_has", """
+        SELECT EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = $1 AND t.tag = $3 AND t.device_id = d.id) AS result
+        FROM devices d WHERE d.app_id = $1 AND d.registration_id = $2::uuid
+        """)
+
+    /// $3 device ids (bigint[]).
+    static let untagDevices = SQLStatement("pushrelay_tag_remove",
+        "DELETE FROM device_tags WHERE app_id = $1 AND tag = $2 AND device_id = ANY ($3::bigint[])")
+
+    /// $3 device ids (bigint[]).
+    static let tagDevices = SQLStatement("pushrelay_tag_add", """
+        INSERT INTO device_tags (app_id, tag, device_id) SELECT $1, $2, unnest($3::bigint[])
+        ON CONFLICT DO NOTHING
+        """)
+
+    /// The first of the devices ($2, bigint[]) with more than $3 tags: $1 app.
+    static let overTagged = SQLStatement("pushrelay_tag_over_limit", """
+        SELECT \(RegistrationID.sql("d.registration_id")) AS rid FROM devices d
+        WHERE d.app_id = $1 AND d.id = ANY ($2::bigint[])
+          AND (SELECT count(*) FROM device_tags t WHERE t.device_id = d.id) > $3
+        LIMIT 1
+        """)
+
+    static let deleteTag = SQLStatement("pushrelay_tag_delete", "DELETE FROM device_tags WHERE app_id = $1 AND tag = $2")
+
+    // MARK: Aliases ($1 app, $2 alias)
+
+    static let aliasDevices = SQLStatement("pushrelay_alias_devices", """
+        SELECT \(RegistrationID.sql("registration_id")) AS rid FROM devices WHERE app_id = $1 AND alias = $2 ORDER BY id
+        """)
+
+    static let deleteAlias = SQLStatement("pushrelay_alias_delete", "UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2")
+
+    /// $3 device ids (bigint[]).
+    static let removeAlias = SQLStatement("pushrelay_alias_remove",
+        "UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2 AND id = ANY ($3::bigint[])")
+
+    static let all = [register, find, update, resolve, status, invalidate, applyBadge,
+                      tagsOfDevice, clearTags, removeTags, addTags, countTags,
+                      appTags, hasTag, untagDevices, tagDevices, overTagged, deleteTag,
+                      aliasDevices, deleteAlias, removeAlias]
+}
