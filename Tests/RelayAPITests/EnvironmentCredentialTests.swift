@@ -177,10 +177,10 @@ import TestSupport
     @Test func credentialStatementsReadByIndex() async throws {
         try await RelayHarness.with { relay in
             let statements: [(String, String, [(any PostgresBindable)?])] = [
-                ("store", CredentialRepository.storeSQL, ["0123456789abcdef01234567", "{sandbox,production}", "token", "com.x", "K", "T",
+                ("store", CredentialStatements.store.text, ["0123456789abcdef01234567", "{sandbox,production}", "token", "com.x", "K", "T",
                                                           nil, nil, [UInt8]([1])]),
-                ("metadata", CredentialRepository.metadataSQL, ["0123456789abcdef01234567", "{sandbox}"]),
-                ("delete", CredentialRepository.deleteSQL, ["0123456789abcdef01234567", "{sandbox,production}"]),
+                ("metadata", CredentialStatements.metadata.text, ["0123456789abcdef01234567", "{sandbox}"]),
+                ("delete", CredentialStatements.delete.text, ["0123456789abcdef01234567", "{sandbox,production}"]),
                 ("dashboard", DashboardData.appsSQL, ["0123456789abcdef01234567"]),
             ]
             for (name, sql, parameters) in statements {

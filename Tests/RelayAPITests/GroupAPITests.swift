@@ -264,10 +264,10 @@ import Testing
         try await RelayHarness.with { relay in
             let key = "0123456789abcdef01234567"
             let statements: [(name: String, sql: String, parameters: [String], index: String?)] = [
-                ("list", GroupRepository.listSQL, [], "app_group_members_pkey"),
-                ("delete", GroupRepository.deleteSQL, [key], "app_groups_group_key_key"),
-                ("replace secret", GroupRepository.replaceSecretSQL, [key, "hash"], "app_groups_group_key_key"),
-                ("find", GroupRepository.findSQL, [key], "app_groups_group_key_key"),
+                ("list", GroupStatements.list.text, [], "app_group_members_pkey"),
+                ("delete", GroupStatements.delete.text, [key], "app_groups_group_key_key"),
+                ("replace secret", GroupStatements.replaceSecretHash.text, [key, "hash"], "app_groups_group_key_key"),
+                ("find", GroupStatements.find.text, [key], "app_groups_group_key_key"),
                 ("insert push", GroupPushStore.insertPushSQL, ["1", "1"], nil),
                 ("insert message", GroupPushStore.insertMessageSQL, ["1", "1", "2", "", ""], nil),
                 ("page", GroupPushLookup.pageSQL, ["1", "9000000000000", "21"], "group_pushes_by_group"),

@@ -3,6 +3,6 @@ import PostgresStore
 extension AppRepository {
     /// The app's row id, which device queries are keyed on; nil when there is no such app.
     public func id(appKey: String) async throws -> Int64? {
-        try await pool.query("SELECT id FROM apps WHERE app_key = $1", [appKey]).first.map { Int64(try $0.int("id")) }
+        try await pool.preparedQuery(AppStatements.id, [appKey]).first.map { Int64(try $0.int("id")) }
     }
 }

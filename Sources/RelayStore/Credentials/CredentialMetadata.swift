@@ -15,14 +15,6 @@ public struct CredentialMetadata: Encodable, Sendable, Equatable {
     public var brokenAt: String?
     public var brokenReason: String?
 
-    /// The columns `init(row:)` reads, of `apns_credentials c`.
-    public static let columnsSQL = """
-        c.environment, c.auth, c.topic, c.key_id, c.team_id, c.certificate_subject,
-        \(isoTimestampSQL("c.certificate_expires_at")) AS certificate_expires_at,
-        \(isoTimestampSQL("c.updated_at")) AS updated_at,
-        \(isoTimestampSQL("c.broken_at")) AS broken_at, c.broken_reason
-        """
-
     public init(row: PostgresRow) throws {
         guard let environment = DeviceEnvironment(rawValue: try row.string("environment")) else {
             throw PostgresError.protocolViolation("apns_credentials.environment is neither sandbox nor production")

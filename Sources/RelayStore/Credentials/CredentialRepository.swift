@@ -22,7 +22,7 @@ public struct CredentialRepository: Sendable {
     /// does not exist. A replaced credential is no longer broken.
     public func store(_ credential: APNSCredential, appKey: String, environments: [DeviceEnvironment]) async throws -> Bool {
         let sealed = box.seal(credential.secretMaterial, associatedData: Self.associatedData(appKey: appKey))
-        let rows = try await pool.query(Self.storeSQL, [
+        let rows = try await pool.preparedQuery(CredentialStatements.store, [
             appKey, Self.array(environments), credential.auth.rawValue, credential.topic, credential.keyID, credential.teamID,
             credential.certificateExpiresAt, credential.certificateSubject, sealed,
         ])
@@ -31,50 +31,22 @@ public struct CredentialRepository: Sendable {
         return rows.affectedRows > 0
     }
 
-    /// $1 app key, $2 environments (text[]), then the credential's columns.
-    public static let storeSQL = """
-        INSERT INTO apns_credentials (app_id, environment, auth, topic, key_id, team_id, certificate_expires_at,
-                                      certificate_subject, sealed_secret, updated_at)
-        SELECT a.id, e.environment, $3, $4, $5, $6, $7, $8, $9, now()
-        FROM apps a CROSS JOIN unnest($2::text[]) AS e(environment) WHERE a.app_key = $1
-        ON CONFLICT (app_id, environment) DO UPDATE SET auth = EXCLUDED.auth, topic = EXCLUDED.topic, key_id = EXCLUDED.key_id,
-            team_id = EXCLUDED.team_id, certificate_expires_at = EXCLUDED.certificate_expires_at,
-            certificate_subject = EXCLUDED.certificate_subject, sealed_secret = EXCLUDED.sealed_secret, updated_at = now(),
-            broken_at = NULL, broken_reason = NULL
-        """
-
     /// What the API may show of the app's credentials in `environments`: never the secret material.
     public func metadata(appKey: String, environments: [DeviceEnvironment] = DeviceEnvironment.allCases) async throws -> [CredentialMetadata] {
-        try await pool.query(Self.metadataSQL, [appKey, Self.array(environments)]).map(CredentialMetadata.init(row:))
+        try await pool.preparedQuery(CredentialStatements.metadata, [appKey, Self.array(environments)]).map(CredentialMetadata.init(row:))
     }
-
-    /// $1 app key, $2 environments (text[]).
-    public static let metadataSQL = """
-        SELECT \(CredentialMetadata.columnsSQL)
-        FROM apns_credentials c JOIN apps a ON a.id = c.app_id
-        WHERE a.app_key = $1 AND c.environment = ANY ($2::text[])
-        ORDER BY c.environment
-        """
 
     /// The unsealed secret material of one environment's credential.
     public func secretMaterial(appKey: String, environment: DeviceEnvironment) async throws -> [UInt8]? {
-        let rows = try await pool.query("""
-            SELECT c.sealed_secret FROM apns_credentials c JOIN apps a ON a.id = c.app_id
-            WHERE a.app_key = $1 AND c.environment = $2
-            """, [appKey, environment.rawValue])
+        let rows = try await pool.preparedQuery(CredentialStatements.sealedSecret, [appKey, environment.rawValue])
         guard let row = rows.first else { return nil }
         return try box.open(try row.bytes("sealed_secret"), associatedData: Self.associatedData(appKey: appKey))
     }
 
     /// Removes the app's credentials in `environments`; false when there was none to remove.
     public func delete(appKey: String, environments: [DeviceEnvironment]) async throws -> Bool {
-        try await pool.query(Self.deleteSQL, [appKey, Self.array(environments)]).affectedRows > 0
+        try await pool.preparedQuery(CredentialStatements.delete, [appKey, Self.array(environments)]).affectedRows > 0
     }
-
-    /// $1 app key, $2 environments (text[]).
-    public static let deleteSQL = """
-        DELETE FROM apns_credentials WHERE app_id = (SELECT id FROM apps WHERE app_key = $1) AND environment = ANY ($2::text[])
-        """
 
     private static func array(_ environments: [DeviceEnvironment]) -> String {
         "{" + environments.map(\.rawValue).joined(separator: ",") + "}"

@@ -35,52 +35,23 @@ public struct GroupRepository: Sendable {
         self.pool = pool
     }
 
-    /// A group's record columns (`g` app_groups); its app keys sorted, comma-separated.
-    public static let recordColumns = """
-        g.group_key, g.name, \(isoTimestampSQL("g.created_at")) AS created_at,
-        \(isoTimestampSQL("g.secret_rotated_at")) AS secret_rotated_at,
-        (SELECT string_agg(a.app_key, ',' ORDER BY a.app_key) FROM app_group_members m JOIN apps a ON a.id = m.app_id
-         WHERE m.group_id = g.id) AS app_keys
-        """
-
-    public static let listSQL = "SELECT \(recordColumns) FROM app_groups g ORDER BY g.id"
-
-    public static let deleteSQL = "DELETE FROM app_groups WHERE group_key = $1"
-
-    public static let replaceSecretSQL = """
-        UPDATE app_groups g SET secret_hash = $2, secret_rotated_at = now() WHERE g.group_key = $1 RETURNING \(recordColumns)
-        """
-
-    /// The group's id and secret hash, once per app of the group (apps by id; one row with
-    /// null app columns for a group whose apps were all deleted).
-    public static let findSQL = """
-        SELECT g.id, g.secret_hash, a.id AS app_id, a.app_key
-        FROM app_groups g LEFT JOIN app_group_members m ON m.group_id = g.id LEFT JOIN apps a ON a.id = m.app_id
-        WHERE g.group_key = $1 ORDER BY a.id
-        """
-
     /// Creates a group over apps given by key.
     ///
     /// - Throws: 1008 naming an app key that does not exist.
     public func create(groupKey: String, name: String, secretHash: String, appKeys: [String]) async throws -> GroupRecord {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
-                let apps = try connection.query("SELECT id, app_key FROM apps WHERE app_key = ANY ($1::text[])",
-                                                ["{" + appKeys.joined(separator: ",") + "}"])
+                let apps = try connection.preparedQuery(GroupStatements.appsByKey, ["{" + appKeys.joined(separator: ",") + "}"])
                 let found = Set(try apps.map { try $0.string("app_key") })
                 if let missing = appKeys.first(where: { !found.contains($0) }) {
                     throw JPushError(status: 400, code: 1008, message: "no app with app_key \(InputEcho.quoted(missing))")
                 }
-                let group = try connection.query("""
-                    INSERT INTO app_groups (group_key, name, secret_hash) VALUES ($1, $2, $3) RETURNING id
-                    """, [groupKey, name, secretHash])
+                let group = try connection.preparedQuery(GroupStatements.create, [groupKey, name, secretHash])
                 guard let groupID = try group.first.map({ Int64(try $0.int("id")) }) else {
                     throw PostgresError.protocolViolation("INSERT returned no row")
                 }
-                try connection.query("""
-                    INSERT INTO app_group_members (group_id, app_id) SELECT $1, id FROM apps WHERE app_key = ANY ($2::text[])
-                    """, [groupID, "{" + appKeys.joined(separator: ",") + "}"])
-                guard let row = try connection.query("SELECT \(Self.recordColumns) FROM app_groups g WHERE g.id = $1", [groupID]).first else {
+                try connection.preparedQuery(GroupStatements.addMembers, [groupID, "{" + appKeys.joined(separator: ",") + "}"])
+                guard let row = try connection.preparedQuery(GroupStatements.record, [groupID]).first else {
                     throw PostgresError.protocolViolation("the group just made is gone")
                 }
                 return try Self.record(row)
@@ -90,23 +61,23 @@ public struct GroupRepository: Sendable {
 
     /// Every group, oldest first.
     public func list() async throws -> [GroupRecord] {
-        try await pool.withConnection { try $0.preparedQuery(byText: Self.listSQL) }.map(Self.record)
+        try await pool.preparedQuery(GroupStatements.list).map(Self.record)
     }
 
     /// Deletes the group and the records of its pushes (their messages stay with their apps).
     public func delete(groupKey: String) async throws -> Bool {
-        try await pool.withConnection { try $0.preparedQuery(byText: Self.deleteSQL, [groupKey]) }.affectedRows == 1
+        try await pool.preparedQuery(GroupStatements.delete, [groupKey]).affectedRows == 1
     }
 
     /// Stores a new secret hash; nil when there is no such group.
     public func replaceSecretHash(groupKey: String, secretHash: String) async throws -> GroupRecord? {
-        try await pool.withConnection { try $0.preparedQuery(byText: Self.replaceSecretSQL, [groupKey, secretHash]) }
+        try await pool.preparedQuery(GroupStatements.replaceSecretHash, [groupKey, secretHash])
             .first.map(Self.record)
     }
 
     /// The group's secret hash and its apps, or nil when there is no such group.
     public func find(groupKey: String) async throws -> (secretHash: String, group: AuthenticatedGroup)? {
-        let rows = try await pool.withConnection { try $0.preparedQuery(byText: Self.findSQL, [groupKey]) }
+        let rows = try await pool.preparedQuery(GroupStatements.find, [groupKey])
         guard let first = rows.first else { return nil }
         var apps: [AuthenticatedGroup.Member] = []
         for row in rows {
