@@ -54,10 +54,10 @@ import Testing
             #expect(sample.count == 1000)
             let ids = "{" + ((1...99).map(String.init) + [String(big)]).joined(separator: ",") + "}"
             let plans: [(name: String, sql: String, params: [String])] = [
-                ("counters", ReportRepository.countersSQL, [String(app.appID), ids]),
-                ("failures", ReportRepository.failuresSQL, [ids]),
-                ("message state", ReportRepository.messageStateSQL, [String(big), String(app.appID)]),
-                ("outcomes", ReportRepository.outcomesSQL, [String(app.appID), PostgresArrayLiteral.text(sample), String(big)]),
+                ("counters", ReportStatements.counters.text, [String(app.appID), ids]),
+                ("failures", ReportStatements.failures.text, [ids]),
+                ("message state", ReportStatements.messageState.text, [String(big), String(app.appID)]),
+                ("outcomes", ReportStatements.outcomes.text, [String(app.appID), PostgresArrayLiteral.text(sample), String(big)]),
             ]
             for plan in plans {
                 let text = try await pool.query("EXPLAIN " + plan.sql, plan.params).map { $0["QUERY PLAN"] ?? "" }.joined(separator: "\n")

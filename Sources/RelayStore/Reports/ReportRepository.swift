@@ -13,36 +13,6 @@ public struct ReportRepository: Sendable {
         self.pool = pool
     }
 
-    /// The app's messages among `$2`: other apps' and unknown ids match nothing. The body
-    /// (at most 100 rows) gives `/v3/messages/detail` the parts that were ignored.
-    public static let countersSQL = """
-        SELECT id, state, target_count, sent_count, failed_count, invalidated_count, expired_count, retry_count,
-               \(isoTimestampSQL("created_at")) AS created_at,
-               \(isoTimestampSQL("first_sent_at")) AS first_sent_at,
-               \(isoTimestampSQL("last_sent_at")) AS last_sent_at,
-               \(isoTimestampSQL("finished_at")) AS finished_at,
-               round(EXTRACT(EPOCH FROM finished_at - created_at), 3) AS duration_seconds, body
-        FROM messages WHERE app_id = $1 AND id = ANY ($2::bigint[])
-        """
-
-    /// Non-sent outcomes by reason, for messages already known to be the app's.
-    public static let failuresSQL = """
-        SELECT message_id, reason, count FROM message_failures WHERE message_id = ANY ($1::bigint[])
-        """
-
-    /// The message's state, if it is the app's.
-    public static let messageStateSQL = "SELECT state FROM messages WHERE id = $1 AND app_id = $2"
-
-    /// Per registration id (`$2`, well-formed ones only): whether it is a device of the app,
-    /// and its outcome for message `$3`: its `deliveries` row, else `sent` if a span holds it.
-    public static let outcomesSQL = """
-        SELECT r.rid, d.id IS NOT NULL AS is_device,
-               coalesce(o.outcome, CASE WHEN \(DeliverySpans.sentSQL(message: "$3", device: "d.id")) THEN 'sent' END) AS outcome
-        FROM unnest($2::text[]) AS r(rid)
-        LEFT JOIN devices d ON d.registration_id = r.rid::uuid AND d.app_id = $1
-        LEFT JOIN deliveries o ON o.message_id = $3 AND o.device_id = d.id
-        """
-
     /// The counters of the app's messages among `ids`, in the order of `ids`; ids that are
     /// not the app's are left out.
     public func counters(appID: Int64, ids: [MessageID]) async throws -> [MessageCounters] {
@@ -55,7 +25,7 @@ public struct ReportRepository: Sendable {
             let known = try Self.counters(appID: appID, ids: ids, on: connection)
             var failures: [MessageID: [String: Int]] = [:]
             if !known.isEmpty {
-                for row in try connection.query(Self.failuresSQL, [Self.bigintArray(known.map(\.id))]) {
+                for row in try connection.preparedQuery(ReportStatements.failures, [Self.bigintArray(known.map(\.id))]) {
                     guard let id = MessageID(try row.string("message_id")) else { continue }
                     failures[id, default: [:]][try row.string("reason")] = try row.int("count")
                 }
@@ -68,14 +38,14 @@ public struct ReportRepository: Sendable {
     /// is not the app's (or does not exist).
     public func statuses(appID: Int64, messageID: MessageID, registrationIDs: [String]) async throws -> [String: DeliveryStatus]? {
         try await pool.withConnection { connection in
-            let stateRows = try connection.query(Self.messageStateSQL, [messageID.rawValue, appID])
+            let stateRows = try connection.preparedQuery(ReportStatements.messageState, [messageID.rawValue, appID])
             guard let row = stateRows.first else { return nil }
             let state: MessageState = try row.value("state")
             // A malformed id cannot be a device of any app: status 2 without asking.
             let wellFormed = registrationIDs.filter { RegistrationID.uuid($0) != nil }
             var found: [String: (isDevice: Bool, outcome: String?)] = [:]
             if !wellFormed.isEmpty {
-                let rows = try connection.query(Self.outcomesSQL, [appID, PostgresArrayLiteral.text(wellFormed), messageID.rawValue])
+                let rows = try connection.preparedQuery(ReportStatements.outcomes, [appID, PostgresArrayLiteral.text(wellFormed), messageID.rawValue])
                 for row in rows {
                     found[try row.string("rid")] = (try row.bool("is_device"), row["outcome"])
                 }
@@ -91,7 +61,7 @@ public struct ReportRepository: Sendable {
 
     private static func counters(appID: Int64, ids: [MessageID], on connection: PostgresConnection) throws -> [MessageCounters] {
         var byID: [MessageID: MessageCounters] = [:]
-        for row in try connection.query(countersSQL, [appID, bigintArray(ids)]) {
+        for row in try connection.preparedQuery(ReportStatements.counters, [appID, bigintArray(ids)]) {
             let counters = try MessageCounters(row: row)
             byID[counters.id] = counters
         }
