@@ -172,24 +172,14 @@ public final class MessageStore: Sendable {
     public func withdraw(appID: Int64, msgID: MessageID) async throws -> Withdrawal {
         try await pool.withConnection { connection in
             try connection.transaction { connection in
-                guard let row = try connection.query(
-                    "SELECT state FROM messages WHERE id = $1 AND app_id = $2 FOR UPDATE", [msgID.rawValue, appID]).first
+                guard let row = try connection.preparedQuery(WithdrawalStatements.lockState, [msgID.rawValue, appID]).first
                 else { return .notFound }
                 switch try row.value("state") as MessageState {
                 case .withdrawn: return .withdrawn
                 case .done: return .alreadyFinished
                 case .resolving, .sending: break
                 }
-                try connection.query("""
-                    WITH closed AS (
-                        UPDATE push_chunks SET state = 'done', lease_owner = NULL, lease_expires_at = NULL
-                        WHERE message_id = $1 AND state = 'ready'
-                        RETURNING id
-                    )
-                    UPDATE messages SET state = 'withdrawn', finished_at = now(),
-                           chunks_pending = chunks_pending - (SELECT count(*) FROM closed)
-                    WHERE id = $1
-                    """, [msgID.rawValue])
+                try connection.preparedQuery(WithdrawalStatements.withdraw, [msgID.rawValue])
                 return .withdrawn
             }
         }

@@ -9,7 +9,7 @@ import TestSupport
 /// own, and a variant that no longer prepares (a renamed column, a parameter whose type
 /// PostgreSQL cannot tell) fails here rather than on the first push of its shape.
 @Suite struct StatementPlanTests {
-    static let statements = AudienceStatements.all + LeaseStatements.all + OutcomeStatements.all
+    static let statements = AudienceStatements.all + LeaseStatements.all + OutcomeStatements.all + WithdrawalStatements.all
         + DeviceStatements.all + AppStatements.all + CredentialStatements.all + GroupStatements.all + ScheduleStatements.all
         + ReportStatements.all
 
