@@ -18,6 +18,13 @@ import TestSupport
         #expect(Set(Self.statements.map(\.text)).count == Self.statements.count)
     }
 
+    /// The reports' outcomes statement spells out the pipeline's span probe: a device is
+    /// `sent` in a report exactly when the pipeline counts it recorded.
+    @Test func reportOutcomesProbeSpansAsThePipelineDoes() {
+        func collapsed(_ sql: String) -> String { sql.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        #expect(collapsed(ReportStatements.outcomes.text).contains(collapsed(DeliverySpans.sentSQL(message: "$3", device: "d.id"))))
+    }
+
     /// The plan a prepared statement settles on once it goes generic, as the pool's do, with
     /// sequential scans off: a table read without an index shows as a `Seq Scan`.
     @Test(arguments: statements) func explains(_ statement: SQLStatement) async throws {

@@ -31,10 +31,10 @@ enum ReportStatements {
     /// `DeliverySpans.sentSQL`).
     static let outcomes = SQLStatement("pushrelay_report_outcomes", """
         SELECT r.rid, d.id IS NOT NULL AS is_device,
-               coalesce(o.outcome, CASE WHEN EXISTS (
-                   SELECT 1 FROM delivery_spans s WHERE s.message_id = $3
-                   AND int8range(s.message_id, s.message_id, '[]') @> $3::bigint
-                   AND int8range(s.lo, s.hi, '[]') @> d.id::bigint AND d.id = ANY (s.device_ids)) THEN 'sent' END) AS outcome
+               coalesce(o.outcome, CASE WHEN EXISTS (SELECT 1 FROM delivery_spans s WHERE s.message_id = $3
+                                                         AND int8range(s.message_id, s.message_id, '[]') @> $3::bigint
+                                                         AND int8range(s.lo, s.hi, '[]') @> d.id::bigint AND d.id = ANY (s.device_ids))
+                                     THEN 'sent' END) AS outcome
         FROM unnest($2::text[]) AS r(rid)
         LEFT JOIN devices d ON d.registration_id = r.rid::uuid AND d.app_id = $1
         LEFT JOIN deliveries o ON o.message_id = $3 AND o.device_id = d.id
