@@ -47,8 +47,10 @@ let package = Package(
         .target(name: "RelayStore", dependencies: ["RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "PushPipeline", "Scheduling"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
         .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "RelayStore", "Scheduling"]),
+        // Services run until a graceful shutdown; a group starts them in order and stops them in reverse.
+        .target(name: "ServiceLifecycle", dependencies: ["RelayCore"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
-            "RelayCore", "RelayCrypto", "EventLoops", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
+            "RelayCore", "ServiceLifecycle", "RelayCrypto", "EventLoops", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
         ]),
 
         // The Swift library for app backends and iOS apps: Foundation only, none of the relay's modules.
@@ -69,6 +71,7 @@ let package = Package(
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
+        .testTarget(name: "ServiceLifecycleTests", dependencies: ["ServiceLifecycle", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
             "PushPipeline", "PushCore", "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
             "APNSSimulator", "APNSClient", "Scheduling", "TestSupport",

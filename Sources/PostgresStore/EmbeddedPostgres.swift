@@ -84,6 +84,13 @@ public final class EmbeddedPostgres: Sendable {
         logger.info("embedded postgres stopped")
     }
 
+    /// Whether the server `start()` started (or reused) still runs: false once it has
+    /// died or been stopped.
+    public var isServing: Bool {
+        guard let postmaster = watchdog.withLock({ $0?.postmaster }) else { return false }
+        return isOurPostmaster(postmaster)
+    }
+
     /// A libpq connection string for `database` over the cluster's socket.
     func connectionString(database: String) -> String {
         "host=\(PostgresText.conninfoValue(dataDirectory)) port=\(Self.port) "

@@ -63,8 +63,13 @@ struct RelayEnvironment {
 
     func stop() async {
         await pool.close()
-        if let embedded {
-            do { try embedded.stop() } catch { logger.error("could not stop the embedded PostgreSQL cluster", ["error": "\(error)"]) }
+        guard let embedded else { return }
+        // pg_ctl blocks until the server is down: on a thread of its own, not the concurrency pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread { [logger] in
+                do { try embedded.stop() } catch { logger.error("could not stop the embedded PostgreSQL cluster", ["error": "\(error)"]) }
+                continuation.resume()
+            }.start()
         }
     }
 

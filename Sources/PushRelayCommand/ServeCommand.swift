@@ -1,15 +1,18 @@
-import Dispatch
 import EventLoops
 import Foundation
 import HTTPServer
 import PushPipeline
 import RelayAPI
 import RelayCore
+import RelayCrypto
+import ServiceLifecycle
 
 /// `pushrelay serve [--role api|worker|scheduler|all]...`: migrate, run the API, a push
-/// worker and/or the scheduler until SIGTERM or SIGINT, then shut down in reverse order (stop
-/// accepting, finish requests, chunks and the schedule in flight, close the pool, stop the
-/// embedded cluster) and exit 0. `--role` repeats (`--role api --role worker`); none means all.
+/// worker and/or the scheduler as a `ServiceGroup` until SIGTERM or SIGINT, then shut down
+/// in reverse order (stop accepting, finish requests, chunks and the schedule in flight,
+/// close the pool, stop the embedded cluster) and exit 0. A second signal exits at once
+/// (128 + the signal); a service that ends on its own (the embedded cluster dying) stops
+/// the others and exits 1. `--role` repeats (`--role api --role worker`); none means all.
 enum ServeCommand {
     /// What one process runs: the union of the `--role`s given.
     struct Roles: Equatable {
@@ -74,118 +77,80 @@ enum ServeCommand {
         }
         let logger = environment.logger
         EventLoopGroup.configureShared(loopCount: environment.configuration.threads)
-        var server: HTTPServer?
-        var worker: PushWorker?
-        var scheduler: Scheduler?
+        let services: [any Service]
         do {
-            let applied = try await environment.migrate()
-            if !applied.isEmpty { logger.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
-            let secretBox = try environment.secretBox()
-            if role.runsWorker {
-                worker = PushWorker(pool: environment.pool, connectionString: environment.connectionString,
-                                    secretBox: secretBox, configuration: pipeline, logger: logger)
-            }
-            if role.runsAPI {
-                var dependencies = RelayAPIDependencies(
-                    pool: environment.pool, secretBox: secretBox, adminToken: try environment.adminToken(),
-                    logger: logger, authCacheTTL: .seconds(environment.configuration.authCacheSeconds))
-                dependencies.chunkSize = pipeline.chunkSize
-                dependencies.timeZone = environment.configuration.timeZone
-                dependencies.worker = worker
-                dependencies.rateLimits = RateLimitSettings(
-                    defaultPerMinute: environment.configuration.rateLimitPerMinute,
-                    authFailuresPerMinute: environment.configuration.authFailuresPerMinute)
-                dependencies.trustedProxies = environment.configuration.trustedProxies
-                dependencies.metricsToken = environment.configuration.metricsToken
-                let configuration = environment.configuration
-                var serverConfiguration = HTTPServerConfiguration()
-                serverConfiguration.host = configuration.listenHost
-                serverConfiguration.port = configuration.listenPort
-                serverConfiguration.threads = configuration.threads
-                serverConfiguration.maxBodySize = configuration.maxBodySize
-                serverConfiguration.requestReadTimeout = .seconds(configuration.headerTimeoutSeconds)
-                if let cap = configuration.maxConnections { serverConfiguration.maxConnections = cap }
-                serverConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
-                serverConfiguration.maxRequestsPerConnection = configuration.maxRequestsPerConnection
-                if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
-                    serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
-                    dependencies.servesTLS = true
-                }
-                let api = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
-                _ = try api.start()
-                server = api
-            }
-            if role.runsScheduler {
-                var configuration = Scheduler.Configuration()
-                configuration.grace = TimeInterval(environment.configuration.scheduleGraceSeconds)
-                scheduler = Scheduler(pool: environment.pool, connectionString: environment.connectionString,
-                                      messages: MessageStore(pool: environment.pool, chunkSize: pipeline.chunkSize),
-                                      configuration: configuration, logger: logger)
-            }
+            services = try await makeServices(role, environment: environment, pipeline: pipeline)
         } catch {
             logger.error("start-up failed", ["error": "\(error)"])
             await environment.stop()
             return PushRelay.fail("\(error)")
         }
-        let workerTask = worker.map { worker in Task { await worker.run() } }
+        let code = await ServiceGroup(services: services, logger: logger.with(["role": role.names])).run()
+        logger.notice("stopped", code == 0 ? [:] : ["exit_code": String(code)])
+        return code
+    }
+
+    /// Migrates, then makes what the roles run, in start order; they stop in reverse: the
+    /// API stops accepting first, and the database closes last. The API listens already.
+    private static func makeServices(_ role: Roles, environment: RelayEnvironment,
+                                     pipeline: PipelineConfiguration) async throws -> [any Service] {
+        let logger = environment.logger
+        let applied = try await environment.migrate()
+        if !applied.isEmpty { logger.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
+        let secretBox = try environment.secretBox()
+        var services: [any Service] = [DatabaseService(environment: environment)]
+        let worker = role.runsWorker ? PushWorker(pool: environment.pool, connectionString: environment.connectionString,
+                                                  secretBox: secretBox, configuration: pipeline, logger: logger) : nil
+        if let worker { services.append(WorkerService(worker: worker)) }
+        if role.runsScheduler {
+            var configuration = Scheduler.Configuration()
+            configuration.grace = TimeInterval(environment.configuration.scheduleGraceSeconds)
+            services.append(SchedulerService(scheduler: Scheduler(
+                pool: environment.pool, connectionString: environment.connectionString,
+                messages: MessageStore(pool: environment.pool, chunkSize: pipeline.chunkSize),
+                configuration: configuration, logger: logger)))
+        }
         // Worker and scheduler nodes keep the deliveries' day partitions (API-only nodes don't).
-        let partitionTask = role.runsWorker || role.runsScheduler ? Task {
-            await DeliveryPartitions(pool: environment.pool, retentionDays: pipeline.retentionDays, logger: logger).run()
-        } : nil
-        let schedulerTask = scheduler.map { scheduler in Task { await scheduler.run() } }
-
-        let signal = await Signals.wait(for: [SIGTERM, SIGINT])
-        logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT", "role": role.names])
-        await server?.shutdown()
-        partitionTask?.cancel()
-        await partitionTask?.value
-        scheduler?.stop()
-        await schedulerTask?.value
-        worker?.stop()
-        await workerTask?.value
-        await environment.stop()
-        logger.notice("stopped")
-        return 0
-    }
-}
-
-/// Waits for the first of some signals, delivered through Dispatch rather than a handler.
-enum Signals {
-    static func wait(for signals: [Int32]) async -> Int32 {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            SignalWatch(signals: signals) { continuation.resume(returning: $0) }.start()
+        if role.runsWorker || role.runsScheduler {
+            services.append(PartitionService(partitions: DeliveryPartitions(
+                pool: environment.pool, retentionDays: pipeline.retentionDays, logger: logger)))
         }
-    }
-}
-
-/// The Dispatch signal sources of one wait; it resumes its caller once, with the first
-/// signal, and then lives (ignoring those signals) as long as the process.
-final class SignalWatch: @unchecked Sendable {
-    // Touched only on `queue` after `start()`.
-    private var sources: [any DispatchSourceSignal] = []
-    private var fired = false
-    private let queue = DispatchQueue(label: "pushrelay.signals")
-    private let signals: [Int32]
-    private let onSignal: @Sendable (Int32) -> Void
-
-    init(signals: [Int32], onSignal: @escaping @Sendable (Int32) -> Void) {
-        self.signals = signals
-        self.onSignal = onSignal
-    }
-
-    func start() {
-        queue.sync {
-            for number in signals {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { [self] in
-                    guard !fired else { return }
-                    fired = true
-                    onSignal(number)
-                }
-                source.resume()
-                sources.append(source)
-            }
+        if role.runsAPI {
+            services.append(APIService(server: try startAPI(environment, pipeline: pipeline, secretBox: secretBox, worker: worker)))
         }
+        return services
+    }
+
+    /// The API's HTTP server, listening; the API hands targeted chunks to `worker` when there is one.
+    private static func startAPI(_ environment: RelayEnvironment, pipeline: PipelineConfiguration, secretBox: SecretBox,
+                                 worker: PushWorker?) throws -> HTTPServer {
+        let configuration = environment.configuration
+        var dependencies = RelayAPIDependencies(
+            pool: environment.pool, secretBox: secretBox, adminToken: try environment.adminToken(),
+            logger: environment.logger, authCacheTTL: .seconds(configuration.authCacheSeconds))
+        dependencies.chunkSize = pipeline.chunkSize
+        dependencies.timeZone = configuration.timeZone
+        dependencies.worker = worker
+        dependencies.rateLimits = RateLimitSettings(
+            defaultPerMinute: configuration.rateLimitPerMinute,
+            authFailuresPerMinute: configuration.authFailuresPerMinute)
+        dependencies.trustedProxies = configuration.trustedProxies
+        dependencies.metricsToken = configuration.metricsToken
+        var serverConfiguration = HTTPServerConfiguration()
+        serverConfiguration.host = configuration.listenHost
+        serverConfiguration.port = configuration.listenPort
+        serverConfiguration.threads = configuration.threads
+        serverConfiguration.maxBodySize = configuration.maxBodySize
+        serverConfiguration.requestReadTimeout = .seconds(configuration.headerTimeoutSeconds)
+        if let cap = configuration.maxConnections { serverConfiguration.maxConnections = cap }
+        serverConfiguration.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        serverConfiguration.maxRequestsPerConnection = configuration.maxRequestsPerConnection
+        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+            serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
+            dependencies.servesTLS = true
+        }
+        let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: environment.logger)
+        _ = try server.start()
+        return server
     }
 }

@@ -2,8 +2,9 @@ import APNSSimulator
 import EventLoops
 import Foundation
 import RelayCore
+import ServiceLifecycle
 
-/// `pushrelay apns-sim`: the APNs simulator, until SIGTERM or SIGINT.
+/// `pushrelay apns-sim`: the APNs simulator, until SIGTERM or SIGINT (a second one: at once).
 enum SimulatorCommand {
     static func run(arguments: [String]) async -> Int32 {
         let configuration: APNSSimulatorConfiguration
@@ -25,10 +26,8 @@ enum SimulatorCommand {
         } catch {
             return PushRelay.fail("apns-sim: \(error)")
         }
-        let signal = await Signals.wait(for: [SIGTERM, SIGINT])
-        logger.notice("shutting down", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
-        await simulator.shutdown()
-        logger.notice("stopped")
-        return 0
+        let code = await ServiceGroup(services: [SimulatorService(simulator: simulator)], logger: logger).run()
+        logger.notice("stopped", code == 0 ? [:] : ["exit_code": String(code)])
+        return code
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import PostgresStore
 
 /// The `pushrelay` binary the tests start, and a port to start it on.
@@ -42,21 +45,54 @@ public enum TestProcess {
         }
     }
 
-    /// Runs a program to completion on a thread of its own, failing unless it exits 0. It
-    /// waits with the store's runner (posix_spawn and waitpid): a full test run once hung
-    /// with only Foundation's Process thread left, waiting for an exit it never reported.
+    /// Polls (bounded) until a relay started as `process` answers 200 on
+    /// 127.0.0.1:`port`/readyz; false when it exits or the time is up first.
+    public static func waitUntilReady(_ process: Process, port: Int, timeout: Duration = .seconds(60)) async throws -> Bool {
+        let session = URLSession(configuration: .ephemeral)
+        let url = URL(string: "http://127.0.0.1:\(port)/readyz")!
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline && process.isRunning {
+            if let (_, response) = try? await session.data(from: url), (response as? HTTPURLResponse)?.statusCode == 200 {
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Polls (bounded) until `process` has exited; false when the time is up first.
+    public static func waitUntilExited(_ process: Process, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return !process.isRunning
+    }
+
+    /// Runs a program to completion on a thread of its own, failing unless it exits 0.
     ///
     /// - Returns: its standard output and standard error, interleaved.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
-        let runner = ProgramRunner(workingDirectory: directory?.path ?? FileManager.default.currentDirectoryPath)
-        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProgramRunner.Outcome, any Error>) in
-            Thread { continuation.resume(with: Result { try runner.run(executable, arguments) }) }.start()
-        }
+        let outcome = try await outcome(executable, arguments, in: directory)
         guard outcome.status == 0 else {
             throw TestSetupError("\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.output)")
         }
         return outcome.output
+    }
+
+    /// Runs a program to completion on a thread of its own, whatever its exit status. It
+    /// waits with the store's runner (posix_spawn and waitpid): a full test run once hung
+    /// with only Foundation's Process thread left, waiting for an exit it never reported.
+    ///
+    /// - Returns: its exit status, and its standard output and standard error interleaved.
+    public static func outcome(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws
+        -> (status: Int32, output: String) {
+        let runner = ProgramRunner(workingDirectory: directory?.path ?? FileManager.default.currentDirectoryPath)
+        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProgramRunner.Outcome, any Error>) in
+            Thread { continuation.resume(with: Result { try runner.run(executable, arguments) }) }.start()
+        }
+        return (outcome.status, outcome.output)
     }
 }
 

@@ -56,17 +56,7 @@ import TestSupport
         process.standardError = Pipe()
         try process.run()
 
-        let session = URLSession(configuration: .ephemeral)
-        let deadline = ContinuousClock.now + .seconds(90)
-        var ready = false
-        while !ready && ContinuousClock.now < deadline && process.isRunning {
-            if let (_, response) = try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!),
-               (response as? HTTPURLResponse)?.statusCode == 200 {
-                ready = true
-            } else {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-        }
+        let ready = try await TestProcess.waitUntilReady(process, port: port, timeout: .seconds(90))
         if !ready { process.terminate() }
         try #require(ready)
         return (process, output)

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PostgresStore
 import Testing
 import TestSupport
 
-/// The `pushrelay serve` process as an operator runs it.
+/// The `pushrelay serve` process as an operator runs it: signals, exit codes, its log.
 @Suite struct ServeProcessTests {
     @Test func sigtermFinishesRequestsInFlightAndExitsZero() async throws {
         let port = try TestProcess.freePort()
@@ -21,18 +22,7 @@ import TestSupport
         let session = URLSession(configuration: configuration)
         let base = "http://127.0.0.1:\(port)"
 
-        // Ready when /readyz answers 200 (polled, bounded).
-        let deadline = ContinuousClock.now + .seconds(60)
-        var ready = false
-        while !ready && ContinuousClock.now < deadline && process.isRunning {
-            if let (_, response) = try? await session.data(from: URL(string: "\(base)/readyz")!),
-               (response as? HTTPURLResponse)?.statusCode == 200 {
-                ready = true
-            } else {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        try #require(ready, "relay did not become ready")
+        try #require(try await TestProcess.waitUntilReady(process, port: port), "relay did not become ready")
 
         // Creating an app runs the slow secret hash, so a burst of them is still in flight
         // when the first one answers; SIGTERM goes then.
@@ -80,17 +70,8 @@ import TestSupport
         // Nobody reads the log any more: every line the relay writes now fails with EPIPE.
         try log.fileHandleForReading.close()
 
+        #expect(try await TestProcess.waitUntilReady(process, port: port))
         let session = URLSession(configuration: .ephemeral)
-        let deadline = ContinuousClock.now + .seconds(60)
-        var status = 0
-        while status != 200 && ContinuousClock.now < deadline && process.isRunning {
-            if let (_, response) = try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
-                status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            } else {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        #expect(status == 200)
         for _ in 0..<5 {
             let (_, response) = try await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -100,6 +81,90 @@ import TestSupport
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    @Test func aSecondSIGTERMEndsAHangingShutdownAtOnce() async throws {
+        let port = try TestProcess.freePort()
+        let dataDirectory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let database = try await TestDatabase.fresh()
+        let process = try await Self.serve(port: port, dataDirectory: dataDirectory,
+                                                        extra: ["PUSHRELAY_DATABASE_URL": database])
+        process.standardError = Pipe()
+        process.standardOutput = Pipe()
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        try #require(try await TestProcess.waitUntilReady(process, port: port))
+
+        // A request in flight that cannot finish: it waits for a lock this test holds.
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: database, size: 2),
+                                logger: TestDatabase.quietLogger)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await pool.withConnection { connection in
+                try connection.execute("BEGIN; LOCK TABLE apps IN ACCESS EXCLUSIVE MODE")
+                release.wait()
+                try connection.execute("ROLLBACK")
+            }
+        }
+        try await poll("the lock") {
+            try await pool.query("SELECT count(*) AS n FROM pg_locks WHERE relation = 'apps'::regclass AND granted")[0].int("n") > 0
+        }
+        let request = Task {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/admin/v1/apps")!)
+            request.httpMethod = "POST"
+            request.setValue("Bearer \(RelayHarness.adminToken)", forHTTPHeaderField: "Authorization")
+            request.httpBody = Data(#"{"name":"blocked"}"#.utf8)
+            _ = try? await URLSession(configuration: .ephemeral).data(for: request)
+        }
+        try await poll("the request to wait for the lock") {
+            try await pool.query("""
+                SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                """)[0].int("n") > 0
+        }
+
+        kill(process.processIdentifier, SIGTERM)
+        // The graceful shutdown has begun when the API no longer accepts connections.
+        try await poll("the API to stop accepting") { !TestProcess.accepts(port: port) }
+        #expect(process.isRunning, "the first SIGTERM waits for the request in flight")
+        kill(process.processIdentifier, SIGTERM)
+        let exited = try await TestProcess.waitUntilExited(process, timeout: .seconds(10))
+        release.signal()
+        _ = await holder.result
+        await request.value
+        await pool.close()
+        #expect(exited, "a second SIGTERM ends the process without waiting for the request")
+        if exited {
+            #expect(process.terminationReason == .exit && process.terminationStatus == 128 + SIGTERM)
+        }
+    }
+
+    @Test func theEmbeddedClusterDyingEndsTheRelayWithExitOne() async throws {
+        let data = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let port = try TestProcess.freePort()
+        let (process, _) = try await EmbeddedDefaultsTests.serveEmbedded(data: data, port: port)
+        defer { if process.isRunning { process.terminate() } }
+        let pidFile = try String(contentsOf: data.appendingPathComponent("postgres/data/postmaster.pid"), encoding: .utf8)
+        let postmaster = try #require(pidFile.split(separator: "\n").first.flatMap { Int32($0) })
+
+        // Immediate shutdown, as if the server crashed.
+        kill(postmaster, SIGQUIT)
+        let exited = try await TestProcess.waitUntilExited(process, timeout: .seconds(60))
+        #expect(exited, "the relay notices its database is gone")
+        guard exited else { return }
+        #expect(process.terminationReason == .exit && process.terminationStatus == 1)
+        let log = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        #expect(String(decoding: log, as: UTF8.self).contains("the embedded PostgreSQL cluster stopped"))
+    }
+
+    /// Polls `condition` (bounded) until it holds.
+    private func poll(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw HarnessError("timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// `pushrelay serve` on a fresh database, not yet started.
