@@ -1,25 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The official Python SDK (`jpush`) sends pushes through PushRelay, and they reach the
 /// APNs simulator. Without python3 or the package the test fails: `make deps` installs them.
 @Suite struct PythonSDKPushTests {
     static let script = #"""
-import json, sys
-import jpush
-from jpush import common
+import json
 
 port, key, secret, rid = sys.argv[1:5]
-base = "http://127.0.0.1:%s/v3/" % port
-common.ZONES["PUSHRELAY"] = {
-    "PUSH": base, "REPORT": base, "DEVICE": base + "devices/", "ALIAS": base + "aliases/",
-    "TAG": base + "tags/", "SCHEDULE": base + "schedules/", "ADMIN": base,
-}
+relay_zone(port)
 client = jpush.JPush(key, secret, zone="PUSHRELAY")
-
-def check(condition, what):
-    if not condition:
-        raise SystemExit("FAILED: " + what)
 
 push = client.create_push()
 push.platform = jpush.all_
@@ -49,21 +40,11 @@ print("jpush push ok")
     /// cid) and, through a subclass of its `Push`, the parts it has no helper for (callback,
     /// inapp_message).
     static let fullBodyScript = #"""
-import json, sys
-import jpush
-from jpush import common
+import json
 
 port, key, secret, rid = sys.argv[1:5]
-base = "http://127.0.0.1:%s/v3/" % port
-common.ZONES["PUSHRELAY"] = {
-    "PUSH": base, "REPORT": base, "DEVICE": base + "devices/", "ALIAS": base + "aliases/",
-    "TAG": base + "tags/", "SCHEDULE": base + "schedules/", "ADMIN": base,
-}
+relay_zone(port)
 client = jpush.JPush(key, secret, zone="PUSHRELAY")
-
-def check(condition, what):
-    if not condition:
-        raise SystemExit("FAILED: " + what)
 
 class FullPush(jpush.Push):
     @property
@@ -105,24 +86,10 @@ print("jpush full body ok")
 """#
 
     /// Runs `script` with the relay's port, the app and `rid`; returns the msg_id it printed.
-    static func runScript(_ script: String, named name: String, relay: PipelineHarness, app: PipelineHarness.App, rid: String,
+    static func runScript(_ script: String, relay: PipelineHarness, app: PipelineHarness.App, rid: String,
                           success: String) async throws -> Int64 {
-        let scriptURL = relay.directory.appendingPathComponent(name)
-        try script.write(to: scriptURL, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", scriptURL.path, String(relay.port), app.key, app.secret, rid]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        // Read on a thread of its own: the pipe must drain while the script runs.
-        let data = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }.start()
-        }
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "python3 with the jpush package (make deps installs it):\n\(text)")
+        let (status, text) = try await JPushPythonSDK.run(script, [String(relay.port), app.key, app.secret, rid])
+        #expect(status == 0, "python3 with the jpush package (make deps installs it):\n\(text)")
         #expect(text.contains(success), "\(text)")
         return try #require(text.split(separator: "\n").first { $0.hasPrefix("MSGID=") }.flatMap { Int64($0.dropFirst(6)) })
     }
@@ -138,7 +105,7 @@ print("jpush full body ok")
             let app = try await relay.createApp()
             let token = try await relay.insertDevices(app, count: 1, prefix: "f9", badge: 2)[0]
             let rid = try await Self.registrationID(relay, token: token)
-            let msgID = try await Self.runScript(Self.script, named: "sdk_push.py", relay: relay, app: app, rid: rid, success: "jpush push ok")
+            let msgID = try await Self.runScript(Self.script, relay: relay, app: app, rid: rid, success: "jpush push ok")
             try await relay.waitUntilFinished(msgID)
             let delivery = try #require(relay.simulator.deliveries(token: token).first)
             #expect(delivery.alert == "from python")
@@ -153,7 +120,7 @@ print("jpush full body ok")
             let app = try await relay.createApp()
             let token = try await relay.insertDevices(app, count: 1, prefix: "fb", badge: 2)[0]
             let rid = try await Self.registrationID(relay, token: token)
-            let msgID = try await Self.runScript(Self.fullBodyScript, named: "sdk_full_push.py", relay: relay, app: app, rid: rid,
+            let msgID = try await Self.runScript(Self.fullBodyScript, relay: relay, app: app, rid: rid,
                                                  success: "jpush full body ok")
             try await relay.waitUntilFinished(msgID)
 

@@ -1,28 +1,19 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The official Python SDK's schedule calls (`jpush.JPush(...).create_schedule()`) against a
 /// relay started here: create, list, get, update, msg_ids, delete, and its 8104.
 @Suite struct JPushPythonSDKScheduleTests {
     static let script = #"""
-import datetime, sys
-import jpush
-from jpush import common
+import datetime
 
 port, key, secret = sys.argv[1:4]
-base = "http://127.0.0.1:%s/v3/" % port
-common.ZONES["PUSHRELAY"] = {
-    "PUSH": base, "REPORT": base, "DEVICE": base + "devices/", "ALIAS": base + "aliases/",
-    "TAG": base + "tags/", "SCHEDULE": base + "schedules/", "ADMIN": base,
-}
+base = relay_zone(port)
 # get_msg_ids builds its URL from this name, which the package no longer defines.
 common.BASE_SCHEDULEURL = base + "schedules/"
 client = jpush.JPush(key, secret, zone="PUSHRELAY")
 schedule = client.create_schedule()
-
-def check(condition, what):
-    if not condition:
-        raise SystemExit("FAILED: " + what)
 
 push = {"platform": "all", "audience": "all", "notification": {"alert": "from the sdk"}}
 tomorrow = datetime.datetime.utcnow() + datetime.timedelta(days=1)
@@ -68,25 +59,8 @@ print("jpush sdk schedules ok")
     @Test func officialPythonSDKDrivesScheduleCalls() async throws {
         try await RelayHarness.with { relay in
             let app = try await DeviceClient.make(relay)
-            let directory = try temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let scriptURL = directory.appendingPathComponent("sdk_schedules.py")
-            try Self.script.write(to: scriptURL, atomically: true, encoding: .utf8)
-
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", scriptURL.path, String(relay.port), app.key, app.secret]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            // Read on a thread of its own: the pipe must drain while the script runs.
-            let data = await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }.start()
-            }
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 0, "python3 with the jpush package (make deps installs it):\n\(text)")
+            let (status, text) = try await JPushPythonSDK.run(Self.script, [String(relay.port), app.key, app.secret])
+            #expect(status == 0, "python3 with the jpush package (make deps installs it):\n\(text)")
             #expect(text.contains("jpush sdk schedules ok"), "\(text)")
         }
     }

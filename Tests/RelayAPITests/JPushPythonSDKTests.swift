@@ -1,27 +1,19 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The official Python SDK (`pip install jpush`, what our users already have) drives the
 /// device, tag and alias calls against a relay started here, through a zone pointing at it.
 /// Without python3 or the package the test fails: `make deps` installs them.
 @Suite struct JPushPythonSDKTests {
     static let script = #"""
-import json, sys
-import jpush
-from jpush import common, device
+import json
+from jpush import device
 
 port, key, secret, phone, tablet = sys.argv[1:6]
-base = "http://127.0.0.1:%s/v3/" % port
-common.ZONES["PUSHRELAY"] = {
-    "PUSH": base, "REPORT": base, "DEVICE": base + "devices/", "ALIAS": base + "aliases/",
-    "TAG": base + "tags/", "SCHEDULE": base + "schedules/", "ADMIN": base,
-}
+relay_zone(port)
 client = jpush.JPush(key, secret, zone="PUSHRELAY")
 dev = client.create_device()
-
-def check(condition, what):
-    if not condition:
-        raise SystemExit("FAILED: " + what)
 
 r = dev.set_deviceinfo(phone, {"tags": {"add": ["vip", "beta"], "remove": []}, "alias": "alice"})
 check(r.status_code == 200 and r.payload == "success", "set_deviceinfo: %s" % r.payload)
@@ -74,25 +66,8 @@ print("jpush sdk ok")
             let phone = try await app.register(environment: "sandbox")
             let tablet = try await app.register(environment: "sandbox")
 
-            let directory = try temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let scriptURL = directory.appendingPathComponent("sdk_devices.py")
-            try Self.script.write(to: scriptURL, atomically: true, encoding: .utf8)
-
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", scriptURL.path, String(relay.port), app.key, app.secret, phone, tablet]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            // Read on a thread of its own: the pipe must drain while the script runs.
-            let data = await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }.start()
-            }
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 0, "python3 with the jpush package (make deps installs it):\n\(text)")
+            let (status, text) = try await JPushPythonSDK.run(Self.script, [String(relay.port), app.key, app.secret, phone, tablet])
+            #expect(status == 0, "python3 with the jpush package (make deps installs it):\n\(text)")
             #expect(text.contains("jpush sdk ok"), "\(text)")
         }
     }

@@ -83,24 +83,3 @@ struct ReportApp {
         return list
     }
 }
-
-/// Runs a Python script with python3 and returns its exit status and output (stdout and stderr).
-func runPython(_ script: String, _ arguments: [String]) async throws -> (status: Int32, text: String) {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let scriptURL = directory.appendingPathComponent("script.py")
-    try script.write(to: scriptURL, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", scriptURL.path] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    // Read on a thread of its own: the pipe must drain while the script runs.
-    let data = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }.start()
-    }
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}

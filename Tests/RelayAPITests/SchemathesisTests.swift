@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// schemathesis (PyPI: `st`, installed by `make test`) generates requests from openapi.yaml
 /// and runs them against a live relay with valid credentials: no 5xx, and every status,
@@ -40,25 +41,15 @@ import Testing
 
     static func st(_ arguments: [String], port: Int, reportDirectory: URL) async throws -> Run {
         let report = reportDirectory.appendingPathComponent("report-\(UUID().uuidString).ndjson")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["st", "run", spec.path, "--url", "http://127.0.0.1:\(port)",
-                             "--checks", "all", "--exclude-checks", Self.excludedChecks.joined(separator: ","), "--max-examples", String(examples), "--max-time", String(seconds), "--seed", "20261130",
-                             "--generation-deterministic", "--no-color", "--workers", "2", "--request-timeout", "10",
-                             "--report", "ndjson", "--report-ndjson-path", report.path,
-                             "--continue-on-failure", "--output-truncate", "false"] + arguments
         // Its example cache (.schemathesis/) goes to the scratch directory, not the checkout.
-        process.currentDirectoryURL = reportDirectory
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }.start()
-        }
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        return Run(status: process.terminationStatus, output: text, cases: casesRun(in: text))
+        let (status, text) = try await TestProcess.outcome("/usr/bin/env", [
+            "st", "run", spec.path, "--url", "http://127.0.0.1:\(port)",
+            "--checks", "all", "--exclude-checks", Self.excludedChecks.joined(separator: ","), "--max-examples", String(examples), "--max-time", String(seconds), "--seed", "20261130",
+            "--generation-deterministic", "--no-color", "--workers", "2", "--request-timeout", "10",
+            "--report", "ndjson", "--report-ndjson-path", report.path,
+            "--continue-on-failure", "--output-truncate", "false",
+        ] + arguments, in: reportDirectory)
+        return Run(status: status, output: text, cases: casesRun(in: text))
     }
 
     /// The "N test cases" count of schemathesis's summary.
