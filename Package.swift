@@ -62,6 +62,10 @@ let package = Package(
 
         // Shared by the test targets: a fresh database per test on the test cluster.
         .target(name: "TestSupport", dependencies: ["PostgresStore", "RelayCore"]),
+        // Shared by the harnesses: the relay assembled in the test process, and an APNs simulator for it.
+        .target(name: "RelayTestSupport", dependencies: [
+            "TestSupport", "RelayAPI", "PushPipeline", "HTTPServer", "APNSSimulator", "APNSClient", "PostgresStore", "RelayCore", "RelayCrypto",
+        ]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore", "TestSupport"]),
         .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops"]),
         .testTarget(name: "RelayCryptoTests", dependencies: ["RelayCrypto", "RelayCore"]),
@@ -74,13 +78,14 @@ let package = Package(
         .testTarget(name: "ServiceLifecycleTests", dependencies: ["ServiceLifecycle", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
             "PushPipeline", "PushCore", "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
-            "APNSSimulator", "APNSClient", "Scheduling", "TestSupport",
+            "APNSSimulator", "APNSClient", "Scheduling", "TestSupport", "RelayTestSupport",
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
-            "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto", "TestSupport",
+            "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto", "TestSupport", "RelayTestSupport",
         ]),
         .testTarget(name: "PushRelayKitTests", dependencies: [
             "PushRelayKit", "RelayAPI", "HTTPServer", "PostgresStore", "PushPipeline", "RelayCore", "RelayCrypto", "APNSSimulator", "TestSupport",
+            "RelayTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

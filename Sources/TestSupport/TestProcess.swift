@@ -74,25 +74,38 @@ public enum TestProcess {
     /// - Returns: its standard output and standard error, interleaved.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
-        let outcome = try await outcome(executable, arguments, in: directory)
+        try await onThreadOfItsOwn { try runBlocking(executable, arguments, in: directory) }
+    }
+
+    /// `run` on the calling thread, which it blocks: for synchronous helpers and `defer`s.
+    @discardableResult
+    public static func runBlocking(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
+        let outcome = try runner(in: directory).run(executable, arguments)
         guard outcome.status == 0 else {
             throw TestSetupError("\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.output)")
         }
         return outcome.output
     }
 
-    /// Runs a program to completion on a thread of its own, whatever its exit status. It
-    /// waits with the store's runner (posix_spawn and waitpid): a full test run once hung
-    /// with only Foundation's Process thread left, waiting for an exit it never reported.
+    /// Runs a program to completion on a thread of its own, whatever its exit status.
     ///
     /// - Returns: its exit status, and its standard output and standard error interleaved.
     public static func outcome(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws
         -> (status: Int32, output: String) {
-        let runner = ProgramRunner(workingDirectory: directory?.path ?? FileManager.default.currentDirectoryPath)
-        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProgramRunner.Outcome, any Error>) in
-            Thread { continuation.resume(with: Result { try runner.run(executable, arguments) }) }.start()
-        }
+        let outcome = try await onThreadOfItsOwn { try runner(in: directory).run(executable, arguments) }
         return (outcome.status, outcome.output)
+    }
+
+    /// The store's runner (posix_spawn and waitpid): a full test run once hung with only
+    /// Foundation's Process thread left, waiting for an exit it never reported.
+    private static func runner(in directory: URL?) -> ProgramRunner {
+        ProgramRunner(workingDirectory: directory?.path ?? FileManager.default.currentDirectoryPath)
+    }
+
+    private static func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
 }
 

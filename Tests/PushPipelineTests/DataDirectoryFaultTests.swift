@@ -20,17 +20,17 @@ extension FaultTests {
         let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-disk-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: mountPoint) }
-        try run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0755", "tmpfs", mountPoint])
-        defer { _ = try? run("/bin/umount", [mountPoint]) }
+        try TestProcess.runBlocking("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0755", "tmpfs", mountPoint])
+        defer { _ = try? TestProcess.runBlocking("/bin/umount", [mountPoint]) }
         let dataDirectory = mountPoint + "/data"
         switch fault {
         case .full:
             try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
             // dd stops (and fails) at ENOSPC: the filesystem is then full.
-            _ = try? run("/bin/dd", ["if=/dev/zero", "of=\(mountPoint)/filler", "bs=4096"])
+            _ = try? TestProcess.runBlocking("/bin/dd", ["if=/dev/zero", "of=\(mountPoint)/filler", "bs=4096"])
         case .readOnly:
             try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-            try run("/bin/mount", ["-o", "remount,ro", mountPoint])
+            try TestProcess.runBlocking("/bin/mount", ["-o", "remount,ro", mountPoint])
         }
 
         var environment = ProcessInfo.processInfo.environment

@@ -2,6 +2,7 @@ import APNSSimulator
 import Foundation
 import PostgresStore
 @testable import PushPipeline
+import RelayTestSupport
 import Testing
 import TestSupport
 
@@ -25,10 +26,10 @@ import TestSupport
         // One server certificate for both simulators, so the relay's one CA file trusts both.
         let certificate = directory.appendingPathComponent("simulator.pem").path
         let certificateKey = directory.appendingPathComponent("simulator-key.pem").path
-        try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                                     "-keyout", certificateKey, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
-                                     "-addext", "subjectAltName=IP:127.0.0.1"])
-        let sandboxKey = try PipelineHarness.makeKey(in: directory)
+        try TestProcess.runBlocking("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                                                         "-keyout", certificateKey, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
+                                                         "-addext", "subjectAltName=IP:127.0.0.1"])
+        let sandboxKey = try await TestAPNs.makeKey(in: directory)
 
         var configuration = APNSSimulatorConfiguration()
         configuration.listen = .init(host: "127.0.0.1", port: 0)
@@ -83,7 +84,7 @@ import TestSupport
     @Test func aRefusedKeyPausesOnlyItsEnvironment() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp()
-            let otherKey = try PipelineHarness.makeKey(in: relay.directory.appendingPathComponent("other", isDirectory: true).creatingDirectory())
+            let otherKey = try await TestAPNs.makeKey(in: relay.directory.appendingPathComponent("other", isDirectory: true).creatingDirectory())
             let wrong = try await relay.request("PUT", "/admin/v1/apps/\(app.key)/apns/sandbox",
                                                 json: Self.tokenCredential(keyID: "WRONGKEY01", pem: otherKey))
             #expect(wrong.status == 200)

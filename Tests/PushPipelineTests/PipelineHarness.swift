@@ -10,10 +10,13 @@ import PushPipeline
 import RelayAPI
 import RelayCore
 import RelayCrypto
+import RelayTestSupport
 import TestSupport
 
 /// The whole relay in this process — API on 127.0.0.1 (port 0), a push worker, a fresh
-/// migrated database — sending over TLS to an APNs simulator that trusts the test key.
+/// migrated database (a `TestRelay`, whose pool, port, secret box… it shows as its own) —
+/// sending over TLS to an APNs simulator that trusts the test key (`TestAPNs`).
+@dynamicMemberLookup
 final class PipelineHarness: Sendable {
     static let adminToken = "test-admin-token-0123456789"
     static let keyID = "TESTKEY001"
@@ -24,40 +27,20 @@ final class PipelineHarness: Sendable {
     /// (`make reliability` / `make bench`), smaller ones inside `make test`.
     static let full = ProcessInfo.processInfo.environment["PUSHRELAY_PIPELINE_FULL"] == "1"
 
+    let relay: TestRelay
     let simulator: APNSSimulator
-    let pool: PostgresPool
-    let server: HTTPServer
-    let port: Int
-    let worker: PushWorker?
-    let workerTask: Task<Void, Never>?
     let directory: URL
     let keyPEM: String
-    let databaseURL: String
     let pipeline: PipelineConfiguration
-    /// What the API sealed the apps' credentials with: a worker a test starts needs it.
-    let secretBox: SecretBox
 
-    private init(simulator: APNSSimulator, pool: PostgresPool, server: HTTPServer, port: Int, worker: PushWorker?,
-                 workerTask: Task<Void, Never>?, directory: URL, keyPEM: String, databaseURL: String, pipeline: PipelineConfiguration,
-                 secretBox: SecretBox) {
+    subscript<Value>(dynamicMember keyPath: KeyPath<TestRelay, Value>) -> Value { relay[keyPath: keyPath] }
+
+    private init(relay: TestRelay, simulator: APNSSimulator, directory: URL, keyPEM: String, pipeline: PipelineConfiguration) {
+        self.relay = relay
         self.simulator = simulator
-        self.pool = pool
-        self.server = server
-        self.port = port
-        self.worker = worker
-        self.workerTask = workerTask
         self.directory = directory
         self.keyPEM = keyPEM
-        self.databaseURL = databaseURL
         self.pipeline = pipeline
-        self.secretBox = secretBox
-    }
-
-    /// A P-256 key in PEM (what Apple's .p8 files hold).
-    static func makeKey(in directory: URL) throws -> String {
-        let path = directory.appendingPathComponent("AuthKey.p8").path
-        try run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
-        return try String(contentsOfFile: path, encoding: .utf8)
     }
 
     /// Starts a simulator (tuned by `simulate`) and the relay.
@@ -76,50 +59,26 @@ final class PipelineHarness: Sendable {
     ) async throws -> PipelineHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pipeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keyPEM = try makeKey(in: directory)
-
-        var simulatorConfiguration = APNSSimulatorConfiguration()
-        simulatorConfiguration.listen = .init(host: "127.0.0.1", port: 0)
-        simulatorConfiguration.jwtKeys = [keyID: keyPEM]
-        simulatorConfiguration.maxRecordedTokens = 200_000
-        simulatorConfiguration.unregisteredPrefix = "dead"
-        simulatorConfiguration.badTokenPrefix = "badd"
-        simulatorConfiguration.threads = 1
-        simulate(&simulatorConfiguration)
-        let simulator = try APNSSimulator(configuration: simulatorConfiguration, logger: TestDatabase.quietLogger)
-        let simulatorPort = try simulator.start().port
-        let caFile = directory.appendingPathComponent("simulator.pem").path
-        try simulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-
-        let url = if let database { database } else { try await TestDatabase.fresh() }
-        var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 6)
-        poolConfiguration.acquireTimeout = .seconds(10)
-        let pool = PostgresPool(configuration: poolConfiguration, logger: logger)
-        _ = try await Migrator.migrate(pool, logger: logger)
-        let box = try SecretBox(key: SecureRandom.bytes(32))
-
-        var pipeline = PipelineConfiguration()
-        pipeline.productionURL = URL(string: "https://127.0.0.1:\(simulatorPort)")!
-        pipeline.sandboxURL = pipeline.productionURL
-        pipeline.caFile = caFile
-        pipeline.pollInterval = .milliseconds(500)
-        tune(&pipeline)
-
+        let apns = try await TestAPNs.start(keyID: keyID, in: directory) { configuration in
+            configuration.maxRecordedTokens = 200_000
+            configuration.unregisteredPrefix = "dead"
+            configuration.badTokenPrefix = "badd"
+            simulate(&configuration)
+        }
+        var settings = TestRelay.Settings(adminToken: adminToken)
+        settings.database = database
+        settings.poolSize = 6
+        settings.logger = logger
+        settings.storeLogger = logger
+        settings.pipeline = apns.pipeline
+        settings.pipeline.pollInterval = .milliseconds(500)
+        tune(&settings.pipeline)
         // As `serve` with every role: the API hands targeted chunks to the worker beside it.
-        let worker = startWorker ? PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: logger,
-                                              clock: clock) : nil
-        var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken, logger: logger)
-        dependencies.chunkSize = pipeline.chunkSize
-        dependencies.worker = worker
-        var serverConfiguration = HTTPServerConfiguration()
-        serverConfiguration.port = 0
-        serverConfiguration.threads = 2
-        let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: logger)
-        let port = try server.start()
-        let workerTask = worker.map { worker in Task { await worker.run() } }
-        return PipelineHarness(simulator: simulator, pool: pool, server: server, port: port, worker: worker, workerTask: workerTask,
-                               directory: directory, keyPEM: keyPEM, databaseURL: url, pipeline: pipeline,
-                               secretBox: box)
+        settings.runsWorker = startWorker
+        settings.clock = clock
+        let relay = try await TestRelay.start(settings)
+        return PipelineHarness(relay: relay, simulator: apns.simulator, directory: directory, keyPEM: apns.keyPEM,
+                               pipeline: settings.pipeline)
     }
 
     /// Runs `body` against a fresh relay and simulator, and always stops them afterwards.
@@ -130,22 +89,11 @@ final class PipelineHarness: Sendable {
         logger: Logger = TestDatabase.quietLogger,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
-        let harness = try await start(simulate: simulate, tune: tune, clock: clock, logger: logger)
-        do {
-            try await body(harness)
-        } catch {
-            await harness.stop()
-            throw error
-        }
-        await harness.stop()
+        try await withStopping(try await start(simulate: simulate, tune: tune, clock: clock, logger: logger), stop: { await $0.stop() }, body)
     }
 
     func stop() async {
-        // The API first, as `serve` does: no push hands a chunk to a stopped worker.
-        await server.shutdown()
-        worker?.stop()
-        await workerTask?.value
-        await pool.close()
+        await relay.stop()
         await simulator.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -171,7 +119,7 @@ final class PipelineHarness: Sendable {
     }
 
     func request(_ method: String, _ path: String, auth: Auth = .admin, body: Data?, base: String? = nil) async throws -> Reply {
-        var request = URLRequest(url: URL(string: (base ?? "http://127.0.0.1:\(port)") + path)!)
+        var request = URLRequest(url: URL(string: (base ?? "http://127.0.0.1:\(relay.port)") + path)!)
         request.httpMethod = method
         switch auth {
         case .admin: request.setValue("Bearer \(Self.adminToken)", forHTTPHeaderField: "Authorization")
@@ -196,7 +144,7 @@ final class PipelineHarness: Sendable {
             "auth": "token", "key_id": Self.keyID, "team_id": Self.teamID, "topic": Self.topic, "private_key": keyPEM,
         ], base: base)
         guard credential.status == 200 else { throw HarnessError("credential upload failed: \(credential.status) \(credential.text)") }
-        let id = try await pool.query("SELECT id FROM apps WHERE app_key = $1", [key]).first!.int("id")
+        let id = try await relay.pool.query("SELECT id FROM apps WHERE app_key = $1", [key]).first!.int("id")
         return App(key: key, secret: secret, id: Int64(id))
     }
 
@@ -230,7 +178,7 @@ final class PipelineHarness: Sendable {
     @discardableResult
     func insertDevices(_ app: App, count: Int, prefix: String, from start: Int = 0, environment: String = "production",
                        badge: Int = 0) async throws -> [String] {
-        try await pool.query("""
+        try await relay.pool.query("""
             INSERT INTO devices (app_id, token, environment, badge, registered_at)
             SELECT $1, $2 || lpad(to_hex(i), 64 - length($2), '0'), $3, $4, now() - interval '1 hour'
             FROM generate_series($5::bigint, $6::bigint) AS i
@@ -244,14 +192,14 @@ final class PipelineHarness: Sendable {
     }
 
     func tag(_ tokens: [String], _ tag: String, app: App) async throws {
-        try await pool.query("""
+        try await relay.pool.query("""
             INSERT INTO device_tags (app_id, tag, device_id) SELECT $1, $2, id FROM devices WHERE app_id = $1 AND token = ANY ($3::text[])
             """, [app.id, tag, "{" + tokens.joined(separator: ",") + "}"])
     }
 
     /// A message's row (state and counters).
     func message(_ id: Int64) async throws -> PostgresRow {
-        guard let row = try await pool.query("SELECT * FROM messages WHERE id = $1", [id]).first else {
+        guard let row = try await relay.pool.query("SELECT * FROM messages WHERE id = $1", [id]).first else {
             throw HarnessError("no message \(id)")
         }
         return row
@@ -260,7 +208,7 @@ final class PipelineHarness: Sendable {
     /// The devices the message's spans record as sent: how many entries, and how many
     /// different devices (the same when none is recorded twice).
     func sentDevices(_ id: Int64) async throws -> (entries: Int, devices: Int) {
-        let row = try await pool.query("""
+        let row = try await relay.pool.query("""
             SELECT count(*) AS entries, count(DISTINCT device) AS devices FROM delivery_spans s, unnest(s.device_ids) AS device
             WHERE s.message_id = $1
             """, [id])[0]
@@ -291,22 +239,6 @@ func poll<T>(timeout: Duration, interval: Duration = .milliseconds(20), _ what: 
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Runs a command line tool and returns its standard output.
-@discardableResult
-func run(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw HarnessError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
-    return String(decoding: data, as: UTF8.self)
 }
 
 extension APNSDelivery {

@@ -1,6 +1,7 @@
 import APNSSimulator
 import Foundation
 import PostgresStore
+import RelayTestSupport
 import Testing
 
 /// The push API around the pipeline: batch pushes, groups, credential pauses.
@@ -114,7 +115,7 @@ import Testing
             let app = try await relay.createApp()
             let tokens = try await relay.insertDevices(app, count: 30, prefix: "cd")
             // A key the simulator does not know: APNs answers 403 InvalidProviderToken.
-            let otherKey = try PipelineHarness.makeKey(in: relay.directory.appendingPathComponent("other", isDirectory: true).creatingDirectory())
+            let otherKey = try await TestAPNs.makeKey(in: relay.directory.appendingPathComponent("other", isDirectory: true).creatingDirectory())
             let wrong = try await relay.request("PUT", "/admin/v1/apps/\(app.key)/apns", json: [
                 "auth": "token", "key_id": "WRONGKEY01", "team_id": PipelineHarness.teamID, "topic": PipelineHarness.topic, "private_key": otherKey,
             ])

@@ -45,7 +45,7 @@ extension PipelineHarness {
     /// by default, so a killed process's chunks come back within seconds.
     func processEnvironment(port: Int, leaseSeconds: Int = 2) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        environment["PUSHRELAY_DATABASE_URL"] = databaseURL
+        environment["PUSHRELAY_DATABASE_URL"] = relay.databaseURL
         environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(port)"
         environment["PUSHRELAY_ADMIN_TOKEN"] = Self.adminToken
         environment["PUSHRELAY_DATA_DIR"] = directory.appendingPathComponent("data").path

@@ -18,7 +18,7 @@ extension PipelineHarness {
         var configuration = Scheduler.Configuration()
         configuration.grace = grace
         configuration.clock = { clock.now() }
-        return Scheduler(pool: pool, connectionString: databaseURL, messages: MessageStore(pool: pool),
+        return Scheduler(pool: relay.pool, connectionString: relay.databaseURL, messages: MessageStore(pool: relay.pool),
                          configuration: configuration, logger: TestDatabase.quietLogger)
     }
 
@@ -33,14 +33,14 @@ extension PipelineHarness {
 
     /// The schedule's fire records as (outcome, msg_id or nil), oldest first.
     func fires(_ scheduleID: String) async throws -> [(outcome: String, messageID: Int64?)] {
-        try await pool.query("""
+        try await relay.pool.query("""
             SELECT outcome, message_id FROM schedule_fires WHERE schedule_id = $1::uuid ORDER BY occurrence
             """, [scheduleID]).map { (try $0.string("outcome"), $0["message_id"].flatMap(Int64.init)) }
     }
 
     /// Messages the app has, oldest first.
     func messageIDs(_ app: App) async throws -> [Int64] {
-        try await pool.query("SELECT id FROM messages WHERE app_id = $1 ORDER BY id", [app.id]).map { Int64(try $0.int("id")) }
+        try await relay.pool.query("SELECT id FROM messages WHERE app_id = $1 ORDER BY id", [app.id]).map { Int64(try $0.int("id")) }
     }
 }
 

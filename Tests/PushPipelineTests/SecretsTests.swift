@@ -5,6 +5,7 @@ import FoundationNetworking
 import RelayCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// Secret material never leaves the relay: a full run with debug logging captured, and no
 /// log line, no error body, no metadata answer and no `/metrics` text holds a master secret,
@@ -26,9 +27,9 @@ import Testing
             let cert = directory.appendingPathComponent("cert.pem").path
             let p12Path = directory.appendingPathComponent("cert.p12").path
             let p12Password = "p12-pass-\(UUID().uuidString)"
-            try run(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", certKey, "-out", cert, "-days", "30",
-                              "-subj", "/UID=com.example.secret/CN=Apple Push Services: com.example.secret"])
-            try run(openssl, ["pkcs12", "-export", "-in", cert, "-inkey", certKey, "-out", p12Path, "-passout", "pass:\(p12Password)"])
+            try TestProcess.runBlocking(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", certKey, "-out", cert, "-days", "30",
+                                        "-subj", "/UID=com.example.secret/CN=Apple Push Services: com.example.secret"])
+            try TestProcess.runBlocking(openssl, ["pkcs12", "-export", "-in", cert, "-inkey", certKey, "-out", p12Path, "-passout", "pass:\(p12Password)"])
             let certKeyPEM = try String(contentsOfFile: certKey, encoding: .utf8)
             let p12 = try Data(contentsOf: URL(fileURLWithPath: p12Path)).base64EncodedString()
 

@@ -3,105 +3,52 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HTTPServer
-import PostgresStore
-import PushPipeline
 import PushRelayKit
-import RelayAPI
-import RelayCore
-import RelayCrypto
+import RelayTestSupport
 import TestSupport
 
 /// The whole relay in this process — API on 127.0.0.1 (port 0), a push worker, a fresh
-/// migrated database — sending to an APNs simulator, for PushRelayKit to talk to.
+/// migrated database (a `TestRelay`) — sending to an APNs simulator (`TestAPNs`), for
+/// PushRelayKit to talk to.
 final class LiveRelay: Sendable {
     static let adminToken = "kit-test-admin-token-0123456789"
     static let keyID = "KITKEY0001"
     static let teamID = "KITTEAM001"
     static let topic = "com.example.kit"
 
+    let relay: TestRelay
     let simulator: APNSSimulator
-    let pool: PostgresPool
-    let server: HTTPServer
-    let port: Int
-    let worker: PushWorker
-    let workerTask: Task<Void, Never>
+    let keyPEM: String
     let directory: URL
 
-    private init(simulator: APNSSimulator, pool: PostgresPool, server: HTTPServer, port: Int, worker: PushWorker,
-                 workerTask: Task<Void, Never>, directory: URL) {
+    private init(relay: TestRelay, simulator: APNSSimulator, keyPEM: String, directory: URL) {
+        self.relay = relay
         self.simulator = simulator
-        self.pool = pool
-        self.server = server
-        self.port = port
-        self.worker = worker
-        self.workerTask = workerTask
+        self.keyPEM = keyPEM
         self.directory = directory
     }
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(relay.port)")! }
 
     /// Runs `body` against a fresh relay and simulator, and always stops them afterwards.
     static func with(_ body: (LiveRelay) async throws -> Void) async throws {
-        let relay = try await start()
-        do {
-            try await body(relay)
-        } catch {
-            await relay.stop()
-            throw error
-        }
-        await relay.stop()
+        try await withStopping(try await start(), stop: { await $0.stop() }, body)
     }
 
     static func start() async throws -> LiveRelay {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-kit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keyPath = directory.appendingPathComponent("AuthKey.p8").path
-        try run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", keyPath])
-        let keyPEM = try String(contentsOfFile: keyPath, encoding: .utf8)
-
-        var simulatorConfiguration = APNSSimulatorConfiguration()
-        simulatorConfiguration.listen = .init(host: "127.0.0.1", port: 0)
-        simulatorConfiguration.jwtKeys = [keyID: keyPEM]
-        simulatorConfiguration.threads = 1
-        let simulator = try APNSSimulator(configuration: simulatorConfiguration, logger: TestDatabase.quietLogger)
-        let simulatorPort = try simulator.start().port
-        let caFile = directory.appendingPathComponent("simulator.pem").path
-        try simulator.certificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-
-        let url = try await TestDatabase.fresh()
-        var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 4)
-        poolConfiguration.acquireTimeout = .seconds(10)
-        let pool = PostgresPool(configuration: poolConfiguration, logger: TestDatabase.quietLogger)
-        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
-        let box = try SecretBox(key: SecureRandom.bytes(32))
-
-        var pipeline = PipelineConfiguration()
-        pipeline.productionURL = URL(string: "https://127.0.0.1:\(simulatorPort)")!
-        pipeline.sandboxURL = pipeline.productionURL
-        pipeline.caFile = caFile
-        pipeline.pollInterval = .milliseconds(200)
-
-        var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken, logger: TestDatabase.quietLogger)
-        dependencies.chunkSize = pipeline.chunkSize
-        var serverConfiguration = HTTPServerConfiguration()
-        serverConfiguration.port = 0
-        serverConfiguration.threads = 2
-        let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: TestDatabase.quietLogger)
-        let port = try server.start()
-
-        let worker = PushWorker(pool: pool, connectionString: url, secretBox: box, configuration: pipeline, logger: TestDatabase.quietLogger)
-        let workerTask = Task { await worker.run() }
-        let relay = LiveRelay(simulator: simulator, pool: pool, server: server, port: port, worker: worker,
-                              workerTask: workerTask, directory: directory)
-        return relay
+        let apns = try await TestAPNs.start(keyID: keyID, in: directory)
+        var settings = TestRelay.Settings(adminToken: adminToken)
+        settings.pipeline = apns.pipeline
+        settings.pipeline.pollInterval = .milliseconds(200)
+        settings.runsWorker = true
+        let relay = try await TestRelay.start(settings)
+        return LiveRelay(relay: relay, simulator: apns.simulator, keyPEM: apns.keyPEM, directory: directory)
     }
 
     func stop() async {
-        worker.stop()
-        await workerTask.value
-        await server.shutdown()
-        await pool.close()
+        await relay.stop()
         await simulator.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -114,7 +61,7 @@ final class LiveRelay: Sendable {
             throw TestFailure("app creation answered \(created)")
         }
         _ = try await admin("PUT", "/admin/v1/apps/\(key)/apns", [
-            "auth": "token", "key_id": Self.keyID, "team_id": Self.teamID, "topic": Self.topic, "private_key": try keyPEMText(),
+            "auth": "token", "key_id": Self.keyID, "team_id": Self.teamID, "topic": Self.topic, "private_key": keyPEM,
         ])
         return PushRelayClient(baseURL: baseURL, appKey: key, masterSecret: secret, backoff: Backoff(initial: .milliseconds(50)))
     }
@@ -122,10 +69,6 @@ final class LiveRelay: Sendable {
     /// A client of the same app with the wrong secret.
     func client(_ client: PushRelayClient, secret: String) -> PushRelayClient {
         PushRelayClient(baseURL: baseURL, appKey: client.appKey, masterSecret: secret, maxAttempts: 1)
-    }
-
-    private func keyPEMText() throws -> String {
-        try String(contentsOfFile: directory.appendingPathComponent("AuthKey.p8").path, encoding: .utf8)
     }
 
     private func admin(_ method: String, _ path: String, _ json: [String: Any]) async throws -> [String: Any] {
@@ -139,18 +82,6 @@ final class LiveRelay: Sendable {
         guard (200..<300).contains(status) else { throw TestFailure("\(method) \(path): \(status) \(String(decoding: data, as: UTF8.self))") }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
-}
-
-/// Runs a command line tool (openssl).
-func run(_ executable: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = Pipe()
-    process.standardError = Pipe()
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestFailure("\(executable) exited \(process.terminationStatus)") }
 }
 
 extension APNSDelivery {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import RelayStore
 import Testing
+import TestSupport
 @testable import RelayAPI
 
 /// APNs credentials: validated on upload, sealed at rest, never shown back.
@@ -13,12 +14,12 @@ import Testing
         static func make() throws -> Material {
             let directory = try temporaryDirectory()
             let openssl = "/usr/bin/openssl"
-            try run(openssl, ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "token.p8"], in: directory)
-            try run(openssl, ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "rsa.pem"], in: directory)
-            try run(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "cert-key.pem", "-out", "cert.pem",
-                              "-days", "30", "-subj", "/UID=com.example.trading/CN=Apple Push Services: com.example.trading"], in: directory)
-            try run(openssl, ["pkcs12", "-export", "-in", "cert.pem", "-inkey", "cert-key.pem", "-out", "cert.p12",
-                              "-passout", "pass:s3cret"], in: directory)
+            try TestProcess.runBlocking(openssl, ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "token.p8"], in: directory)
+            try TestProcess.runBlocking(openssl, ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "rsa.pem"], in: directory)
+            try TestProcess.runBlocking(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "cert-key.pem", "-out", "cert.pem",
+                                        "-days", "30", "-subj", "/UID=com.example.trading/CN=Apple Push Services: com.example.trading"], in: directory)
+            try TestProcess.runBlocking(openssl, ["pkcs12", "-export", "-in", "cert.pem", "-inkey", "cert-key.pem", "-out", "cert.p12",
+                                        "-passout", "pass:s3cret"], in: directory)
             return Material(directory: directory)
         }
     }

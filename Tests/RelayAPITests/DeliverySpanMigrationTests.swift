@@ -11,13 +11,7 @@ import TestSupport
     @Test func theMigrationBackfillsSpansThatAnswerAsTheDeliveriesDo() async throws {
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: try await TestDatabase.fresh(), size: 2),
                                 logger: TestDatabase.quietLogger)
-        do {
-            try await check(pool)
-        } catch {
-            await pool.close()
-            throw error
-        }
-        await pool.close()
+        try await withStopping(pool, stop: { await $0.close() }, check)
     }
 
     private func check(_ pool: PostgresPool) async throws {

@@ -119,13 +119,7 @@ import TestSupport
     @Test func theMigrationGivesEachCredentialToBothEnvironments() async throws {
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: try await TestDatabase.fresh(), size: 2),
                                 logger: TestDatabase.quietLogger)
-        do {
-            try await migrate(pool)
-        } catch {
-            await pool.close()
-            throw error
-        }
-        await pool.close()
+        try await withStopping(pool, stop: { await $0.close() }, migrate)
     }
 
     private func migrate(_ pool: PostgresPool) async throws {

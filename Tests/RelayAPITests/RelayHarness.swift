@@ -7,50 +7,36 @@ import PostgresStore
 import RelayAPI
 import RelayCore
 import RelayCrypto
+import RelayTestSupport
 import TestSupport
 
-/// A relay API on 127.0.0.1 (port 0) over a fresh, migrated database, and a small HTTP
-/// client for it.
+/// A relay API on 127.0.0.1 (port 0) over a fresh, migrated database (a `TestRelay` without
+/// a worker, whose pool, port, router… it shows as its own), and a small HTTP client for it.
+@dynamicMemberLookup
 final class RelayHarness: Sendable {
     static let adminToken = "test-admin-token-0123456789"
 
-    let pool: PostgresPool
-    let server: HTTPServer
-    let port: Int
-    let secretBox: SecretBox
-    let router: Router
+    let relay: TestRelay
 
-    private init(pool: PostgresPool, server: HTTPServer, port: Int, secretBox: SecretBox, router: Router) {
-        self.pool = pool
-        self.server = server
-        self.port = port
-        self.secretBox = secretBox
-        self.router = router
+    subscript<Value>(dynamicMember keyPath: KeyPath<TestRelay, Value>) -> Value { relay[keyPath: keyPath] }
+
+    private init(relay: TestRelay) {
+        self.relay = relay
     }
 
     static func start(connectionString: String? = nil, maxBodySize: Int = 1 << 20,
                       rateLimits: RateLimitSettings = RateLimitSettings(),
                       logger: Logger = TestDatabase.quietLogger,
                       tune: (inout RelayAPIDependencies) -> Void = { _ in }) async throws -> RelayHarness {
-        let url: String
-        if let connectionString { url = connectionString } else { url = try await TestDatabase.fresh() }
-        var poolConfiguration = PostgresPoolConfiguration(connectionString: url, size: 4)
-        poolConfiguration.acquireTimeout = .seconds(2)
-        let pool = PostgresPool(configuration: poolConfiguration, logger: TestDatabase.quietLogger)
-        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
-        let box = try SecretBox(key: SecureRandom.bytes(32))
-        var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: adminToken,
-                                                logger: logger, authCacheTTL: .seconds(60))
-        dependencies.rateLimits = rateLimits
-        tune(&dependencies)
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        configuration.threads = 2
-        configuration.maxBodySize = maxBodySize
-        let router = RelayAPI.router(dependencies)
-        let server = HTTPServer(configuration: configuration, responder: router, logger: logger)
-        let port = try server.start()
-        return RelayHarness(pool: pool, server: server, port: port, secretBox: box, router: router)
+        var settings = TestRelay.Settings(adminToken: adminToken)
+        settings.database = connectionString
+        settings.acquireTimeout = .seconds(2)
+        settings.maxBodySize = maxBodySize
+        settings.logger = logger
+        return RelayHarness(relay: try await TestRelay.start(settings) { dependencies in
+            dependencies.rateLimits = rateLimits
+            tune(&dependencies)
+        })
     }
 
     /// Runs `body` against a fresh relay and always stops it afterwards.
@@ -58,19 +44,12 @@ final class RelayHarness: Sendable {
                      logger: Logger = TestDatabase.quietLogger,
                      tune: (inout RelayAPIDependencies) -> Void = { _ in },
                      _ body: (RelayHarness) async throws -> Void) async throws {
-        let relay = try await start(maxBodySize: maxBodySize, rateLimits: rateLimits, logger: logger, tune: tune)
-        do {
-            try await body(relay)
-        } catch {
-            await relay.stop()
-            throw error
-        }
-        await relay.stop()
+        try await withStopping(try await start(maxBodySize: maxBodySize, rateLimits: rateLimits, logger: logger, tune: tune),
+                               stop: { await $0.stop() }, body)
     }
 
     func stop() async {
-        await server.shutdown()
-        await pool.close()
+        await relay.stop()
     }
 
     struct Reply: Sendable {
@@ -92,7 +71,7 @@ final class RelayHarness: Sendable {
 
     func request(_ method: String, _ path: String, auth: Auth = .admin, body: Data? = nil,
                  headers: [String: String] = [:]) async throws -> Reply {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(relay.port)\(path)")!)
         request.httpMethod = method
         request.httpBody = body
         switch auth {
@@ -128,23 +107,6 @@ final class RelayHarness: Sendable {
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Runs a command line tool (openssl) and returns its standard output.
-@discardableResult
-func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw HarnessError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
-    return String(decoding: data, as: UTF8.self)
 }
 
 func temporaryDirectory() throws -> URL {
