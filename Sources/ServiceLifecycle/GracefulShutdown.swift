@@ -3,7 +3,7 @@ import Synchronization
 /// How a running service learns that its group asks it to stop: the group runs each
 /// service with a trigger of its own in a task-local (as swift-service-lifecycle does), so
 /// `run()` needs no extra parameter.
-public final class GracefulShutdownTrigger: Sendable {
+final class GracefulShutdownTrigger: Sendable {
     private enum State {
         case waiting(next: Int, handlers: [Int: @Sendable () -> Void])
         case triggered
@@ -13,10 +13,8 @@ public final class GracefulShutdownTrigger: Sendable {
 
     private let state = Mutex(State.waiting(next: 0, handlers: [:]))
 
-    public init() {}
-
     /// Calls every handler registered so far, and later ones at once; only the first call counts.
-    public func trigger() {
+    func trigger() {
         let handlers: [@Sendable () -> Void] = state.withLock { state in
             guard case .waiting(_, let handlers) = state else { return [] }
             state = .triggered
@@ -27,7 +25,7 @@ public final class GracefulShutdownTrigger: Sendable {
 
     /// Runs `body` with this trigger as the one `withGracefulShutdownHandler` and
     /// `gracefulShutdown()` answer to.
-    public func bind<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+    func bind<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
         try await Self.$current.withValue(self, operation: body)
     }
 
