@@ -11,11 +11,15 @@ import TestSupport
     @Test func sigtermFinishesRequestsInFlightAndExitsZero() async throws {
         let port = try TestProcess.freePort()
         let dataDirectory = try temporaryDirectory()
-        let process = try await Self.serve(port: port, dataDirectory: dataDirectory, extra: ["PUSHRELAY_THREADS": "2"])
+        let database = try await TestDatabase.fresh()
+        let process = try await Self.serve(port: port, dataDirectory: dataDirectory, extra: [
+            "PUSHRELAY_THREADS": "2", "PUSHRELAY_DATABASE_URL": database, "PUSHRELAY_DB_POOL_SIZE": "8",
+        ])
         let log = Pipe()
         process.standardError = log
         process.standardOutput = Pipe()
         try process.run()
+        defer { if process.isRunning { process.terminate() } }
 
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 64
@@ -24,27 +28,50 @@ import TestSupport
 
         try #require(try await TestProcess.waitUntilReady(process, port: port), "relay did not become ready")
 
-        // Creating an app runs the slow secret hash, so a burst of them is still in flight
-        // when the first one answers; SIGTERM goes then.
-        let count = 16
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<count {
-                group.addTask {
-                    var request = URLRequest(url: URL(string: "\(base)/admin/v1/apps")!)
-                    request.httpMethod = "POST"
-                    request.setValue("Bearer \(RelayHarness.adminToken)", forHTTPHeaderField: "Authorization")
-                    request.httpBody = Data("{\"name\":\"app \(index)\"}".utf8)
-                    let (_, response) = try await session.data(for: request)
-                    return (response as? HTTPURLResponse)?.statusCode ?? 0
-                }
+        // Requests surely in flight when SIGTERM comes: each creates an app, and waits in
+        // PostgreSQL for a lock on the apps table this test holds until the shutdown has begun.
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: database, size: 2),
+                                logger: TestDatabase.quietLogger)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await pool.withConnection { connection in
+                try connection.execute("BEGIN; LOCK TABLE apps IN ACCESS EXCLUSIVE MODE")
+                release.wait()
+                try connection.execute("ROLLBACK")
             }
-            var statuses: [Int] = []
-            for try await status in group {
-                if statuses.isEmpty { kill(process.processIdentifier, SIGTERM) }
-                statuses.append(status)
-            }
-            return statuses
         }
+        try await poll("the lock") {
+            try await pool.query("SELECT count(*) AS n FROM pg_locks WHERE relation = 'apps'::regclass AND granted")[0].int("n") > 0
+        }
+        let count = 3
+        let requests = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        var request = URLRequest(url: URL(string: "\(base)/admin/v1/apps")!)
+                        request.httpMethod = "POST"
+                        request.setValue("Bearer \(RelayHarness.adminToken)", forHTTPHeaderField: "Authorization")
+                        request.httpBody = Data("{\"name\":\"app \(index)\"}".utf8)
+                        // An error is a status of 0, not a thrown error: the group does not cancel the others.
+                        let response = try? await session.data(for: request).1
+                        return (response as? HTTPURLResponse)?.statusCode ?? 0
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        try await poll("every request to wait for the lock") {
+            try await pool.query("""
+                SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                """)[0].int("n") == count
+        }
+        kill(process.processIdentifier, SIGTERM)
+        // The graceful shutdown has begun when the API no longer accepts connections.
+        try await poll("the API to stop accepting") { !TestProcess.accepts(port: port) }
+        release.signal()
+        try await holder.value
+        await pool.close()
+        let statuses = await requests.value
         #expect(statuses.count == count)
         #expect(statuses.allSatisfy { $0 == 201 }, "every request accepted before SIGTERM is answered: \(statuses)")
 
