@@ -10,6 +10,7 @@ import TestSupport
 /// PostgreSQL cannot tell) fails here rather than on the first push of its shape.
 @Suite struct StatementPlanTests {
     static let statements = AudienceStatements.all + LeaseStatements.all + OutcomeStatements.all + WithdrawalStatements.all
+        + ScheduleFiringStatements.all
         + DeviceStatements.all + AppStatements.all + CredentialStatements.all + GroupStatements.all + ScheduleStatements.all
         + ReportStatements.all
 

@@ -83,8 +83,7 @@ public final class Scheduler: Sendable {
     /// one is due (what `run()` sleeps). Tests call it directly with a moved clock.
     public func fireDue() async throws -> Duration {
         while !isStopping, try await fireOne(now: configuration.clock()) {}
-        let earliest = try await pool.query(
-            "SELECT EXTRACT(EPOCH FROM min(next_fire_at))::float8 AS earliest FROM schedules WHERE next_fire_at IS NOT NULL")
+        let earliest = try await pool.preparedQuery(ScheduleFiringStatements.earliest)
         guard let seconds = earliest.first?["earliest"].flatMap(Double.init) else { return configuration.maxSleep }
         let wait = seconds - configuration.clock().timeIntervalSince1970
         // Still due: another node's transaction holds it; look again shortly.
@@ -98,10 +97,7 @@ public final class Scheduler: Sendable {
     private func fireOne(now: Date) async throws -> Bool {
         try await pool.withConnection { [self] connection in
             try connection.transaction { connection in
-                guard let row = try connection.query("""
-                    SELECT id::text AS id, app_id, trigger, push, watermark FROM schedules
-                    WHERE next_fire_at <= $1 ORDER BY next_fire_at LIMIT 1 FOR UPDATE SKIP LOCKED
-                    """, [now]).first
+                guard let row = try connection.preparedQuery(ScheduleFiringStatements.claim, [now]).first
                 else { return false }
                 try fire(row, now: now, on: connection)
                 return true
@@ -120,15 +116,13 @@ public final class Scheduler: Sendable {
         } catch {
             // A zone gone from the system's tzdata: stop, say so, do not spin on it.
             log.error("stored trigger unreadable; schedule stopped", ["error": error.message])
-            try connection.query("UPDATE schedules SET next_fire_at = NULL WHERE id = $1", [id])
+            try connection.preparedQuery(ScheduleFiringStatements.stop, [id])
             return
         }
         let since = row["watermark"] == nil ? nil : try row.date("watermark")
         let decision = CatchUpDecision(trigger: trigger, since: since, now: now, grace: configuration.grace)
         for occurrence in decision.missed {
-            try connection.query("""
-                INSERT INTO schedule_fires (schedule_id, occurrence, outcome) VALUES ($1, $2, 'missed') ON CONFLICT DO NOTHING
-                """, [id, occurrence])
+            try connection.preparedQuery(ScheduleFiringStatements.missed, [id, occurrence])
             log.warning("scheduled push missed: later than the grace period", ["occurrence": "\(occurrence)"])
         }
         if !decision.fire.isEmpty {
@@ -137,8 +131,7 @@ public final class Scheduler: Sendable {
                 try fire(occurrence, appID: appID, schedule: id, body: body, on: connection, log: log)
             }
         }
-        try connection.query("UPDATE schedules SET watermark = COALESCE($2, watermark), next_fire_at = $3 WHERE id = $1",
-                             [id, decision.watermark, decision.next])
+        try connection.preparedQuery(ScheduleFiringStatements.advance, [id, decision.watermark, decision.next])
     }
 
     /// Accepts one occurrence's push and records it; a push refused now (nobody matches the
@@ -153,10 +146,7 @@ public final class Scheduler: Sendable {
                 // Every occurrence is a push of its own: a cid in the body would fold them into one.
                 request.cid = nil
                 let accepted = try messages.accept(appID: appID, request: request, body: body, on: connection)
-                let recorded = try connection.query("""
-                    INSERT INTO schedule_fires (schedule_id, occurrence, outcome, message_id) VALUES ($1, $2, 'sent', $3)
-                    ON CONFLICT DO NOTHING
-                    """, [id, occurrence, accepted.msgID.rawValue])
+                let recorded = try connection.preparedQuery(ScheduleFiringStatements.sent, [id, occurrence, accepted.msgID.rawValue])
                 if recorded.affectedRows == 0 {
                     try connection.query("ROLLBACK TO SAVEPOINT occurrence")
                     log.warning("occurrence already recorded; not sent again", ["occurrence": at])
@@ -167,10 +157,7 @@ public final class Scheduler: Sendable {
                 return
             } catch let error as JPushError {
                 try connection.query("ROLLBACK TO SAVEPOINT occurrence")
-                try connection.query("""
-                    INSERT INTO schedule_fires (schedule_id, occurrence, outcome, error) VALUES ($1, $2, 'failed', $3)
-                    ON CONFLICT DO NOTHING
-                    """, [id, occurrence, "\(error.code): \(error.message)"])
+                try connection.preparedQuery(ScheduleFiringStatements.failed, [id, occurrence, "\(error.code): \(error.message)"])
                 log.warning("scheduled push refused", ["occurrence": at, "code": String(error.code), "error": error.message])
                 return
             } catch PostgresError.server(let state, let message) where state == .uniqueViolation && message.contains("messages_pkey") && attempt < 5 {
