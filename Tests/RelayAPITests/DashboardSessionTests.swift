@@ -51,7 +51,7 @@ import Testing
     /// The session statements look a session up by its primary key.
     @Test func sessionStatementsUseThePrimaryKey() async throws {
         try await RelayHarness.with { relay in
-            for statement in [DashboardSessionStore.isOpenSQL, DashboardSessionStore.closeSQL, AppAuthenticator.credentialsSQL] {
+            for statement in [DashboardSessionStatements.isOpen.text, DashboardSessionStatements.close.text, AppAuthenticator.credentialsSQL] {
                 let query = statement.replacingOccurrences(of: "$1", with: "'x'")
                 let plan = try await relay.pool.withConnection { connection in
                     try connection.transaction { connection in

@@ -268,10 +268,10 @@ import Testing
                 ("delete", GroupStatements.delete.text, [key], "app_groups_group_key_key"),
                 ("replace secret", GroupStatements.replaceSecretHash.text, [key, "hash"], "app_groups_group_key_key"),
                 ("find", GroupStatements.find.text, [key], "app_groups_group_key_key"),
-                ("insert push", GroupPushStore.insertPushSQL, ["1", "1"], nil),
-                ("insert message", GroupPushStore.insertMessageSQL, ["1", "1", "2", "", ""], nil),
-                ("page", GroupPushLookup.pageSQL, ["1", "9000000000000", "21"], "group_pushes_by_group"),
-                ("parts", GroupPushLookup.partsSQL, ["1", "{1,2,3}"], "group_push_messages_pkey"),
+                ("insert push", GroupPushStatements.insertPush.text, ["1", "1"], nil),
+                ("insert message", GroupPushStatements.insertMessage.text, ["1", "1", "2", "", ""], nil),
+                ("page", GroupPushStatements.page.text, ["1", "9000000000000", "21"], "group_pushes_by_group"),
+                ("parts", GroupPushStatements.parts.text, ["1", "{1,2,3}"], "group_push_messages_pkey"),
             ]
             for statement in statements {
                 let plan = try await relay.pool.withConnection { connection in

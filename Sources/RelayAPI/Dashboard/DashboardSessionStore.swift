@@ -7,24 +7,16 @@ import RelayCrypto
 struct DashboardSessionStore: Sendable {
     let pool: PostgresPool
 
-    /// Records a new session, sweeping the ones that have expired.
-    static let openSQL = """
-        WITH swept AS (DELETE FROM dashboard_sessions WHERE expires_at <= now())
-        INSERT INTO dashboard_sessions (session_id, expires_at) VALUES ($1, to_timestamp($2))
-        """
-    static let isOpenSQL = "SELECT 1 AS open FROM dashboard_sessions WHERE session_id = $1 AND expires_at > now()"
-    static let closeSQL = "DELETE FROM dashboard_sessions WHERE session_id = $1"
-
     func open(_ session: DashboardSession) async throws {
-        _ = try await pool.preparedQuery("pushrelay_dashboard_session_open", Self.openSQL, [session.id, session.expiresAt])
+        _ = try await pool.preparedQuery(DashboardSessionStatements.open, [session.id, session.expiresAt])
     }
 
     func isOpen(_ session: DashboardSession) async throws -> Bool {
-        try await !pool.preparedQuery("pushrelay_dashboard_session_is_open", Self.isOpenSQL, [session.id]).isEmpty
+        try await !pool.preparedQuery(DashboardSessionStatements.isOpen, [session.id]).isEmpty
     }
 
     func close(_ session: DashboardSession) async throws {
-        _ = try await pool.preparedQuery("pushrelay_dashboard_session_close", Self.closeSQL, [session.id])
+        _ = try await pool.preparedQuery(DashboardSessionStatements.close, [session.id])
     }
 }
 

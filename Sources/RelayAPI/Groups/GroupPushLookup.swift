@@ -28,24 +28,6 @@ struct GroupPushRecord: Sendable, Equatable {
 struct GroupPushLookup: Sendable {
     let pool: PostgresPool
 
-    /// A page of the group's group_msgids, newest first: `$2` the cursor (only older ones),
-    /// `$3` how many.
-    static let pageSQL = """
-        SELECT group_msgid FROM group_pushes WHERE group_id = $1 AND group_msgid < $2 ORDER BY group_msgid DESC LIMIT $3
-        """
-
-    /// The group's pushes among `$2` with their parts, newest first and by app key.
-    static let partsSQL = """
-        SELECT p.group_msgid, \(isoTimestampSQL("p.created_at")) AS pushed_at, e.error_code, e.error_message,
-               \(AdminReportRepository.messageColumns)
-        FROM group_pushes p
-        JOIN group_push_messages e ON e.group_msgid = p.group_msgid
-        JOIN apps a ON a.id = e.app_id
-        LEFT JOIN messages m ON m.id = e.message_id
-        WHERE p.group_id = $1 AND p.group_msgid = ANY ($2::bigint[])
-        ORDER BY p.group_msgid DESC, a.app_key
-        """
-
     /// The group's pushes among `ids`, newest first; ids not of the group are left out.
     func pushes(groupID: Int64, ids: [MessageID]) async throws -> [GroupPushRecord] {
         try await pool.withConnection { try Self.pushes(groupID: groupID, ids: ids, on: $0) }
@@ -54,7 +36,7 @@ struct GroupPushLookup: Sendable {
     /// A page of the group's pushes, newest first, and the cursor of the next page (nil on the last).
     func page(groupID: Int64, before: Int64?, limit: Int) async throws -> (pushes: [GroupPushRecord], next: String?) {
         try await pool.withConnection { connection in
-            let ids = try connection.preparedQuery(byText: Self.pageSQL, [groupID, before ?? Int64.max, limit + 1])
+            let ids = try connection.preparedQuery(GroupPushStatements.page, [groupID, before ?? Int64.max, limit + 1])
                 .map { try Self.messageID($0, "group_msgid") }
             let pushes = try Self.pushes(groupID: groupID, ids: Array(ids.prefix(limit)), on: connection)
             return (pushes, ids.count > limit ? pushes.last?.groupMsgID.description : nil)
@@ -64,7 +46,7 @@ struct GroupPushLookup: Sendable {
     private static func pushes(groupID: Int64, ids: [MessageID], on connection: PostgresConnection) throws -> [GroupPushRecord] {
         guard !ids.isEmpty else { return [] }
         var records: [GroupPushRecord] = []
-        for row in try connection.preparedQuery(byText: partsSQL, [groupID, ReportRepository.bigintArray(ids)]) {
+        for row in try connection.preparedQuery(GroupPushStatements.parts, [groupID, ReportRepository.bigintArray(ids)]) {
             let id = try messageID(row, "group_msgid")
             if records.last?.groupMsgID != id {
                 records.append(GroupPushRecord(groupMsgID: id, createdAt: try row.string("pushed_at"), parts: []))

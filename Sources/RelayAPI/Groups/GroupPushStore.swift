@@ -22,23 +22,17 @@ struct GroupPushStore: Sendable {
         var result: Result<MessageStore.Accepted, JPushError>
     }
 
-    static let insertPushSQL = "INSERT INTO group_pushes (group_msgid, group_id) VALUES ($1, $2)"
-
-    static let insertMessageSQL = """
-        INSERT INTO group_push_messages (group_msgid, app_id, message_id, error_code, error_message) VALUES ($1, $2, $3, $4, $5)
-        """
-
     /// - Returns: the group_msgid and each app's outcome, in the group's app order.
     /// - Throws: a `PostgresError` when the database fails (nothing is then accepted).
     func accept(_ group: AuthenticatedGroup, request: PushRequest, body: [UInt8]) async throws -> (MessageID, [Outcome]) {
         let groupMsgID = messages.nextMessageID()
         let outcomes = try await pool.withConnection { connection in
             try connection.transaction { connection in
-                try connection.preparedQuery(byText: Self.insertPushSQL, [groupMsgID.rawValue, group.id])
+                try connection.preparedQuery(GroupPushStatements.insertPush, [groupMsgID.rawValue, group.id])
                 return try group.apps.map { app in
                     let result = try acceptOne(appID: app.id, request: request, body: body, on: connection)
                     let error = result.failure
-                    try connection.preparedQuery(byText: Self.insertMessageSQL, [
+                    try connection.preparedQuery(GroupPushStatements.insertMessage, [
                         groupMsgID.rawValue, app.id, result.success?.msgID.rawValue, error?.code, error?.message,
                     ])
                     return Outcome(appKey: app.appKey, result: result)
