@@ -17,13 +17,7 @@ enum BadgeReservation {
         case .set(let value): (value, 0)
         case .add(let delta): (nil, delta)
         }
-        let rows = try await pool.query("""
-            UPDATE devices d
-            SET badge = coalesce($3::integer, least(greatest(o.badge + $4::integer, 0), $5::integer))
-            FROM (SELECT id, badge FROM devices WHERE app_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE) o
-            WHERE d.app_id = $1 AND d.id = o.id
-            RETURNING d.id, o.badge AS previous
-            """, [appID, SQLArray.bigint(targets.map(\.deviceID)), setTo, delta, PushLimits.maxBadge], priority: priority)
+        let rows = try await pool.preparedQuery(BadgeStatements.reserve, [appID, SQLArray.bigint(targets.map(\.deviceID)), setTo, delta, PushLimits.maxBadge], priority: priority)
         var previous: [Int64: Int] = [:]
         for row in rows { previous[Int64(try row.int("id"))] = try row.int("previous") }
         return targets.map { target in

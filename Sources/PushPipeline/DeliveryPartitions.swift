@@ -27,8 +27,8 @@ public struct DeliveryPartitions: Sendable {
 
     /// Creates the missing partitions ahead, then drops the expired ones.
     public func maintain() async throws -> Pass {
-        let created = try await pool.query("SELECT pushrelay_create_delivery_partitions($1) AS n", [daysAhead]).first?.int("n") ?? 0
-        let dropped = try await pool.query("SELECT pushrelay_drop_delivery_partitions($1) AS name", [retentionDays])
+        let created = try await pool.preparedQuery(DeliveryPartitionStatements.create, [daysAhead]).first?.int("n") ?? 0
+        let dropped = try await pool.preparedQuery(DeliveryPartitionStatements.drop, [retentionDays])
             .map { try $0.string("name") }
         if created > 0 || !dropped.isEmpty {
             logger.info("delivery partitions maintained", ["created": String(created), "dropped": dropped.joined(separator: ",")])

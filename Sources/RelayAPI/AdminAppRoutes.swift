@@ -77,9 +77,7 @@ struct AdminAppRoutes: Sendable {
             if let perMinute, !(1...1_000_000_000).contains(perMinute) {
                 throw JPushError.illegalValue("per_minute must be from 1 to 1000000000, or null for the default")
             }
-            let rows = try await pool.query(
-                "UPDATE apps SET rate_limit_per_minute = $2 WHERE app_key = $1 RETURNING app_key",
-                [appKey, perMinute.map(String.init)])
+            let rows = try await pool.preparedQuery(AppRateLimitStatements.set, [appKey, perMinute.map(String.init)])
             guard !rows.isEmpty else { throw Self.appNotFound(appKey) }
             authenticator.forget(appKey: appKey)
             return try jsonResponse(200, encoding: AppShapes.RateLimit(appKey: appKey, perMinute: perMinute ?? defaultLimit, isDefault: perMinute == nil))

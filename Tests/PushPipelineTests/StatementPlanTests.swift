@@ -11,10 +11,10 @@ import TestSupport
 /// PostgreSQL cannot tell) fails here rather than on the first push of its shape.
 @Suite struct StatementPlanTests {
     static let statements = AudienceStatements.all + LeaseStatements.all + OutcomeStatements.all + WithdrawalStatements.all
-        + ScheduleFiringStatements.all
+        + ScheduleFiringStatements.all + BadgeStatements.all + DeliveryPartitionStatements.all
         + DeviceStatements.all + AppStatements.all + CredentialStatements.all + GroupStatements.all + ScheduleStatements.all
         + ReportStatements.all
-        + DashboardSessionStatements.all + GroupPushStatements.all
+        + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
 
     /// The statements that read a table whole on purpose, each with the reason; they are still
     /// prepared and explained here.

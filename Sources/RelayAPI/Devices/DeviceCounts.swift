@@ -14,12 +14,7 @@ struct DeviceCounts: Sendable, Equatable, Encodable {
     var total = 0
 
     static func read(appKey: String, pool: PostgresPool) async throws -> DeviceCounts {
-        let rows = try await pool.query("""
-            SELECT d.environment, d.active, count(*) AS n
-            FROM devices d JOIN apps a ON a.id = d.app_id
-            WHERE a.app_key = $1
-            GROUP BY d.environment, d.active
-            """, [appKey])
+        let rows = try await pool.preparedQuery(DeviceFigureStatements.counts, [appKey])
         var counts = DeviceCounts()
         for environment in DeviceEnvironment.allCases {
             var states = States()

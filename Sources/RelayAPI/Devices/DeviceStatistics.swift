@@ -15,9 +15,7 @@ enum DeviceStatistics {
     /// Analyzes the device tables that `changed` rows (created or updated) are a tenth of.
     static func refresh(afterChanging changed: Int, pool: PostgresPool) async throws {
         guard changed > 0 else { return }
-        let stale = try await pool.query("""
-            SELECT relname FROM pg_class WHERE oid = ANY ($2::regclass[]) AND (reltuples < 0 OR $1 >= 0.1 * reltuples)
-            """, [changed, PostgresArrayLiteral.text(tables)]).map { try $0.string("relname") }
+        let stale = try await pool.preparedQuery(DeviceFigureStatements.stale, [changed, PostgresArrayLiteral.text(tables)]).map { try $0.string("relname") }
         for table in tables where stale.contains(table) {
             try await pool.query("ANALYZE \(table)", priority: .bulk)
         }
