@@ -7,20 +7,25 @@ import TestSupport
 
 /// Every variant of every statement family of the pipeline, the store (RelayStore) and the
 /// API (RelayAPI), prepared and explained against the test cluster: a statement added to a
-/// family's `all` is checked without a test of its own, and a variant that no longer prepares (a renamed column, a parameter whose type
-/// PostgreSQL cannot tell) fails here rather than on the first push of its shape.
+/// family's `all` is checked without a test of its own, and a variant that no longer
+/// prepares (a renamed column, a parameter whose type PostgreSQL cannot tell) fails here
+/// rather than on the first push of its shape.
 @Suite struct StatementPlanTests {
     static let statements = AudienceStatements.all + LeaseStatements.all + OutcomeStatements.all + WithdrawalStatements.all
         + ScheduleFiringStatements.all + BadgeStatements.all + DeliveryPartitionStatements.all
         + DeviceStatements.all + AppStatements.all + CredentialStatements.all + GroupStatements.all + ScheduleStatements.all
         + ReportStatements.all
         + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
+        + MetricsStatements.all + DashboardAppStatements.all
 
-    /// The statements that read a table whole on purpose, each with the reason; they are still
+    /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.
     static let wholeTableReads: [String: String] = [
         DashboardSessionStatements.open.name:
             "a login sweeps the expired dashboard sessions: a small table (a row per logged-in browser), swept at every login",
+        MetricsStatements.messagesInProgress.name:
+            "not deliberate: no index covers messages in 'sending' (messages_resolving covers 'resolving' only), so each scrape "
+            + "reads messages whole; kept as it was, for a migration of its own",
     ]
 
     @Test func eachNameGoesWithOneText() {

@@ -175,7 +175,7 @@ import TestSupport
                                                           nil, nil, [UInt8]([1])]),
                 ("metadata", CredentialStatements.metadata.text, ["0123456789abcdef01234567", "{sandbox}"]),
                 ("delete", CredentialStatements.delete.text, ["0123456789abcdef01234567", "{sandbox,production}"]),
-                ("dashboard", DashboardData.appsSQL, ["0123456789abcdef01234567"]),
+                ("dashboard", DashboardAppStatements.one.text, ["0123456789abcdef01234567"]),
             ]
             for (name, sql, parameters) in statements {
                 let plan = try await relay.pool.withConnection { connection in

@@ -37,7 +37,11 @@ struct DashboardData: Sendable {
     /// Every app (or the one with `key`), with its credential per environment and active
     /// devices per environment.
     func apps(key: String? = nil) async throws -> [App] {
-        let rows = try await pool.query(Self.appsSQL, [key])
+        let rows = if let key {
+            try await pool.preparedQuery(DashboardAppStatements.one, [key])
+        } else {
+            try await pool.preparedQuery(DashboardAppStatements.every)
+        }
         return try rows.map { row in
             func credential(_ prefix: String) throws -> App.Credential? {
                 guard let auth = row["\(prefix)_auth"] else { return nil }
@@ -51,22 +55,6 @@ struct DashboardData: Sendable {
                        production: try row.int("production"), sandbox: try row.int("sandbox"))
         }
     }
-
-    /// $1 an app key, or NULL for every app.
-    static let appsSQL = """
-        SELECT a.app_key, a.name, \(isoTimestampSQL("a.created_at")) AS created_at,
-               p.auth AS production_auth, p.topic AS production_topic, p.broken_reason AS production_broken_reason,
-               EXTRACT(EPOCH FROM p.certificate_expires_at) AS production_certificate_expires_at,
-               s.auth AS sandbox_auth, s.topic AS sandbox_topic, s.broken_reason AS sandbox_broken_reason,
-               EXTRACT(EPOCH FROM s.certificate_expires_at) AS sandbox_certificate_expires_at,
-               (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'production' AND d.active) AS production,
-               (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'sandbox' AND d.active) AS sandbox
-        FROM apps a
-        LEFT JOIN apns_credentials p ON p.app_id = a.id AND p.environment = 'production'
-        LEFT JOIN apns_credentials s ON s.app_id = a.id AND s.environment = 'sandbox'
-        WHERE $1::text IS NULL OR a.app_key = $1
-        ORDER BY a.name, a.app_key
-        """
 
     /// Sent and not delivered per minute over the last hour (every app, or one), oldest first.
     func lastHour(appKey: String?, now: Date) async throws -> [SVGChart.Bar] {

@@ -60,18 +60,8 @@ enum QueueMetrics {
 
     static func read(_ pool: PostgresPool) async throws -> [MetricFamily] {
         let (chunks, messages) = try await pool.withConnection { connection in
-            let chunks = try connection.query("""
-                SELECT lane,
-                       count(*) FILTER (WHERE state = 'ready' AND available_at <= now()) AS ready,
-                       count(*) FILTER (WHERE state = 'ready' AND available_at > now()) AS delayed,
-                       count(*) FILTER (WHERE state = 'leased') AS leased,
-                       coalesce(EXTRACT(EPOCH FROM now() - min(available_at) FILTER (WHERE state = 'ready' AND available_at <= now())), 0)
-                           AS oldest
-                FROM push_chunks WHERE state <> 'done' GROUP BY lane
-                """)
-            let messages = try connection.query("""
-                SELECT state, count(*) AS n FROM messages WHERE state IN ('resolving', 'sending') GROUP BY state
-                """)
+            let chunks = try connection.preparedQuery(MetricsStatements.queue)
+            let messages = try connection.preparedQuery(MetricsStatements.messagesInProgress)
             return (chunks, messages)
         }
         var depth: [(MetricLabels, Double)] = []

@@ -1,0 +1,34 @@
+import PostgresStore
+import RelayStore
+
+/// The apps as the dashboard's pages show them: each with its APNs credential per
+/// environment and its active devices per environment, by name.
+enum DashboardAppStatements {
+    private static let columns = """
+        SELECT a.app_key, a.name, \(isoTimestampSQL("a.created_at")) AS created_at,
+               p.auth AS production_auth, p.topic AS production_topic, p.broken_reason AS production_broken_reason,
+               EXTRACT(EPOCH FROM p.certificate_expires_at) AS production_certificate_expires_at,
+               s.auth AS sandbox_auth, s.topic AS sandbox_topic, s.broken_reason AS sandbox_broken_reason,
+               EXTRACT(EPOCH FROM s.certificate_expires_at) AS sandbox_certificate_expires_at,
+               (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'production' AND d.active) AS production,
+               (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'sandbox' AND d.active) AS sandbox
+        FROM apps a
+        LEFT JOIN apns_credentials p ON p.app_id = a.id AND p.environment = 'production'
+        LEFT JOIN apns_credentials s ON s.app_id = a.id AND s.environment = 'sandbox'
+        """
+
+    /// Every app.
+    static let every = SQLStatement("pushrelay_dashboard_apps", """
+        \(columns)
+        ORDER BY a.name, a.app_key
+        """)
+
+    /// The app with key $1.
+    static let one = SQLStatement("pushrelay_dashboard_app", """
+        \(columns)
+        WHERE a.app_key = $1
+        ORDER BY a.name, a.app_key
+        """)
+
+    static let all = [every, one]
+}
