@@ -13,7 +13,7 @@ import TestSupport
         let dataDirectory = try temporaryDirectory()
         let database = try await TestDatabase.fresh()
         let process = try await Self.serve(port: port, dataDirectory: dataDirectory, extra: [
-            "PUSHRELAY_THREADS": "2", "PUSHRELAY_DATABASE_URL": database, "PUSHRELAY_DB_POOL_SIZE": "8",
+            "PUSHRELAY_THREADS": "2", "PUSHRELAY_DATABASE_URL": database, "PUSHRELAY_DB_POOL_SIZE": "16",
         ])
         let log = Pipe()
         process.standardError = log
@@ -35,7 +35,8 @@ import TestSupport
         let release = DispatchSemaphore(value: 0)
         let holder = Task {
             try await pool.withConnection { connection in
-                try connection.execute("BEGIN; LOCK TABLE apps IN ACCESS EXCLUSIVE MODE")
+                // SHARE mode: inserts wait, the worker's and scheduler's reads of apps do not.
+                try connection.execute("BEGIN; LOCK TABLE apps IN SHARE MODE")
                 release.wait()
                 try connection.execute("ROLLBACK")
             }
@@ -62,7 +63,8 @@ import TestSupport
         }
         try await poll("every request to wait for the lock") {
             try await pool.query("""
-                SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                SELECT count(*) AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO apps %'
                 """)[0].int("n") == count
         }
         kill(process.processIdentifier, SIGTERM)
