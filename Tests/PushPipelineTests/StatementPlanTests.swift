@@ -16,7 +16,7 @@ import TestSupport
         + DeviceStatements.all + AppStatements.all + CredentialStatements.all + GroupStatements.all + ScheduleStatements.all
         + ReportStatements.all
         + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
-        + MetricsStatements.all + DashboardAppStatements.all
+        + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
 
     /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.

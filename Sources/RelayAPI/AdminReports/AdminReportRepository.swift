@@ -25,17 +25,13 @@ struct AdminReportRepository: Sendable {
 
     /// A page of messages, newest first, and the cursor of the next page (nil on the last).
     func messages(_ listing: MessageListing) async throws -> (messages: [MessageSummary], next: String?) {
-        let rows: PostgresRows = try await pool.withConnection { connection in
-            var appID: Int64?
-            if let appKey = listing.appKey {
-                guard let row = try connection.query("SELECT id FROM apps WHERE app_key = $1", [appKey]).first else {
-                    throw AdminAppRoutes.appNotFound(appKey)
-                }
-                appID = Int64(try row.int("id"))
-            }
-            let (sql, parameters) = listing.sql(appID: appID)
-            return try connection.query(sql, parameters)
+        var appID: Int64?
+        if let appKey = listing.appKey {
+            guard let id = try await AppRepository(pool: pool).id(appKey: appKey) else { throw AdminAppRoutes.appNotFound(appKey) }
+            appID = id
         }
+        let (sql, parameters) = listing.sql(appID: appID)
+        let rows = try await pool.query(sql, parameters)
         let page = try rows.prefix(listing.limit).map { try Self.summary($0) }
         return (page, rows.count > listing.limit ? page.last?.counters.id.description : nil)
     }
@@ -43,10 +39,8 @@ struct AdminReportRepository: Sendable {
     /// One message's funnel, or nil when there is no such message.
     func funnel(_ id: MessageID) async throws -> MessageFunnel? {
         let (rows, failureRows): (PostgresRows, PostgresRows) = try await pool.withConnection { connection in
-            let rows = try connection.query("""
-                SELECT \(Self.messageColumns), m.body FROM messages m JOIN apps a ON a.id = m.app_id WHERE m.id = $1
-                """, [id.rawValue])
-            let failures = try connection.query("SELECT reason, count FROM message_failures WHERE message_id = $1", [id.rawValue])
+            let rows = try connection.preparedQuery(AdminReportStatements.message, [id.rawValue])
+            let failures = try connection.preparedQuery(AdminReportStatements.messageFailures, [id.rawValue])
             return (rows, failures)
         }
         guard let row = rows.first else { return nil }
@@ -61,24 +55,12 @@ struct AdminReportRepository: Sendable {
     /// app's totals and failures by reason, and the same over every app.
     func deliveryStats(_ window: ReportWindow, appKey: String?) async throws -> DeliveryStatsReport {
         let (rows, failureRows): (PostgresRows, PostgresRows) = try await pool.withConnection { connection in
-            let appFilter = appKey == nil ? "" : "AND a.app_key = $4"
-            var parameters: [(any PostgresBindable)?] = [window.since, window.until, window.bucket.seconds]
-            if let appKey { parameters.append(appKey) }
-            let rows = try connection.query("""
-                SELECT a.app_key, a.name, (floor(EXTRACT(EPOCH FROM s.minute) / $3) * $3)::bigint AS bucket,
-                       sum(s.sent) AS sent, sum(s.failed) AS failed, sum(s.invalidated) AS invalidated,
-                       sum(s.expired) AS expired, sum(s.withdrawn) AS withdrawn, sum(s.retries) AS retries
-                FROM delivery_stats s JOIN apps a ON a.id = s.app_id
-                WHERE s.minute >= $1 AND s.minute < $2 \(appFilter)
-                GROUP BY 1, 2, 3 ORDER BY 1, 3
-                """, parameters)
-            let failures = try connection.query("""
-                SELECT a.app_key, f.reason, sum(f.count) AS count
-                FROM delivery_failure_stats f JOIN apps a ON a.id = f.app_id
-                WHERE f.minute >= $1 AND f.minute < $2 \(appFilter.replacingOccurrences(of: "$4", with: "$3"))
-                GROUP BY 1, 2
-                """, appKey.map { [window.since, window.until, $0] } ?? [window.since, window.until])
-            return (rows, failures)
+            if let appKey {
+                return (try connection.preparedQuery(AdminReportStatements.statsOneApp, [window.since, window.until, window.bucket.seconds, appKey]),
+                        try connection.preparedQuery(AdminReportStatements.failuresOneApp, [window.since, window.until, appKey]))
+            }
+            return (try connection.preparedQuery(AdminReportStatements.statsEveryApp, [window.since, window.until, window.bucket.seconds]),
+                    try connection.preparedQuery(AdminReportStatements.failuresEveryApp, [window.since, window.until]))
         }
         var apps: [String: DeliveryStatsReport.App] = [:]
         var order: [String] = []
