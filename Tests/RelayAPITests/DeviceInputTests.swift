@@ -121,7 +121,8 @@ import RelayCore
     @Test func listingQueryIsKeysetWithNumberedFilters() throws {
         let listing = try DeviceListing(query: ["tag": "vip", "environment": "production", "active": "true", "after": "42", "limit": "10"])
         #expect(listing == DeviceListing(tag: "vip", environment: .production, active: true, after: 42, limit: 10))
-        let (sql, parameters) = listing.sql(appID: 7)
+        let (statement, parameters) = listing.statement(appID: 7)
+        let sql = statement.text
         #expect(sql.contains("d.id > $2") && sql.contains("ORDER BY d.id") && !sql.uppercased().contains("OFFSET"))
         #expect(sql.contains("d.environment = $4") && sql.contains("d.active = $5") && sql.contains("t.tag = $6"))
         #expect(parameters.map { $0?.postgresText } == ["7", "42", "11", "production", "true", "vip"])

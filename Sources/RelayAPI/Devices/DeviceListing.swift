@@ -38,47 +38,34 @@ struct DeviceListing: Sendable, Equatable {
         limit = try query.integer("limit", in: 1...Self.maxLimit) ?? Self.defaultLimit
     }
 
-    /// The page's SQL and parameters: `$1` app, `$2` cursor, `$3` limit + 1 (to know whether
-    /// there is a next page), then one parameter per filter.
-    func sql(appID: Int64) -> (String, [(any PostgresBindable)?]) {
-        var conditions = ["d.app_id = $1", "d.id > $2"]
+    /// The page's statement and parameters: `$1` app, `$2` cursor, `$3` limit + 1 (to know
+    /// whether there is a next page), then one parameter per filter given.
+    func statement(appID: Int64) -> (SQLStatement, [(any PostgresBindable)?]) {
+        var filters = DeviceListingStatements.Filters()
         var parameters: [(any PostgresBindable)?] = [appID, after, limit + 1]
         if let environment {
+            filters.environment = true
             parameters.append(environment.rawValue)
-            conditions.append("d.environment = $\(parameters.count)")
         }
         if let active {
+            filters.active = true
             parameters.append(active)
-            conditions.append("d.active = $\(parameters.count)")
         }
         if let alias {
+            filters.alias = true
             parameters.append(alias)
-            conditions.append("d.alias = $\(parameters.count)")
         }
         if let tag {
+            filters.tag = true
             parameters.append(tag)
-            conditions.append("d.id IN (SELECT t.device_id FROM device_tags t WHERE t.app_id = $1 AND t.tag = $\(parameters.count) AND t.device_id > $2)")
         }
-        let sql = """
-            SELECT d.id, \(RegistrationID.sql("d.registration_id")) AS registration_id, d.token, d.environment, d.alias, d.mobile,
-                   d.badge, d.active, d.invalidation_reason,
-                   \(isoTimestampSQL("d.created_at")) AS created_at, \(isoTimestampSQL("d.registered_at")) AS registered_at,
-                   \(isoTimestampSQL("d.last_seen_at")) AS last_seen_at, \(isoTimestampSQL("d.invalidated_at")) AS invalidated_at,
-                   \(isoTimestampSQL("d.apns_invalidated_at")) AS apns_invalidated_at,
-                   \(isoTimestampSQL("d.reactivated_at")) AS reactivated_at,
-                   array_to_json(ARRAY(SELECT t.tag FROM device_tags t WHERE t.device_id = d.id ORDER BY t.tag))::text AS tags
-            FROM devices d
-            WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY d.id
-            LIMIT $3
-            """
-        return (sql, parameters)
+        return (DeviceListingStatements.page(filters), parameters)
     }
 
     /// Runs the page: the devices, and the cursor of the next page (nil on the last).
     func run(appID: Int64, pool: PostgresPool) async throws -> (devices: [ListedDevice], next: String?) {
-        let (sql, parameters) = sql(appID: appID)
-        let rows = try await pool.query(sql, parameters)
+        let (statement, parameters) = statement(appID: appID)
+        let rows = try await pool.preparedQuery(statement, parameters)
         var devices: [ListedDevice] = []
         var lastID: Int64 = 0
         for row in rows.prefix(limit) {
