@@ -158,10 +158,11 @@ import Testing
 
     @Test func messageListingBindsOnlyTheFiltersGiven() throws {
         let plain = try MessageListing(query: [:])
-        #expect(plain.sql(appID: nil).1.count == 1)
-        #expect(!plain.sql(appID: nil).0.contains("WHERE"))
+        #expect(plain.statement(appID: nil).1.count == 1)
+        #expect(!plain.statement(appID: nil).0.text.contains("WHERE"))
         let filtered = try MessageListing(query: ["cursor": "500", "since": "0", "limit": "10"])
-        let (sql, parameters) = filtered.sql(appID: 7)
+        let (statement, parameters) = filtered.statement(appID: 7)
+        let sql = statement.text
         #expect(sql.contains("m.app_id = $2 AND m.id < $3 AND m.created_at >= $4"))
         #expect(parameters.count == 4)
         #expect(throws: JPushError.self) { try MessageListing(query: ["limit": "501"]) }

@@ -17,7 +17,7 @@ import TestSupport
         + ReportStatements.all
         + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
         + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
-        + DeviceListingStatements.all
+        + DeviceListingStatements.all + MessageListingStatements.all
 
     /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.

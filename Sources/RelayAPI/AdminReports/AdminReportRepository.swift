@@ -30,8 +30,8 @@ struct AdminReportRepository: Sendable {
             guard let id = try await AppRepository(pool: pool).id(appKey: appKey) else { throw AdminAppRoutes.appNotFound(appKey) }
             appID = id
         }
-        let (sql, parameters) = listing.sql(appID: appID)
-        let rows = try await pool.query(sql, parameters)
+        let (statement, parameters) = listing.statement(appID: appID)
+        let rows = try await pool.preparedQuery(statement, parameters)
         let page = try rows.prefix(listing.limit).map { try Self.summary($0) }
         return (page, rows.count > listing.limit ? page.last?.counters.id.description : nil)
     }

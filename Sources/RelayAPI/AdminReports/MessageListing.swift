@@ -27,25 +27,10 @@ struct MessageListing: Sendable, Equatable {
         limit = try query.integer("limit", in: 1...Self.maxLimit) ?? Self.defaultLimit
     }
 
-    /// The page's SQL: `$1` limit + 1 (to know whether there is a next page), then one
-    /// parameter per filter. An app filter uses `messages_app (app_id, id DESC)`.
-    func sql(appID: Int64?) -> (String, [(any PostgresBindable)?]) {
-        var conditions: [String] = []
-        var parameters: [(any PostgresBindable)?] = [limit + 1]
-        func add(_ condition: String, _ value: any PostgresBindable) {
-            parameters.append(value)
-            conditions.append(condition.replacingOccurrences(of: "$?", with: "$\(parameters.count)"))
-        }
-        if let appID { add("m.app_id = $?", appID) }
-        if let before { add("m.id < $?", before) }
-        if let since { add("m.created_at >= $?", since) }
-        if let until { add("m.created_at < $?", until) }
-        let sql = """
-            SELECT \(AdminReportRepository.messageColumns)
-            FROM messages m JOIN apps a ON a.id = m.app_id
-            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY m.id DESC LIMIT $1
-            """
-        return (sql, parameters)
+    /// The page's statement: `$1` limit + 1 (to know whether there is a next page), then one
+    /// parameter per filter given.
+    func statement(appID: Int64?) -> (SQLStatement, [(any PostgresBindable)?]) {
+        let parameters: [(any PostgresBindable)?] = [limit + 1] + [appID, before].compactMap { $0 } + [since, until].compactMap { $0 }
+        return (MessageListingStatements.page[given: [appID != nil, before != nil, since != nil, until != nil]], parameters)
     }
 }

@@ -41,25 +41,8 @@ struct DeviceListing: Sendable, Equatable {
     /// The page's statement and parameters: `$1` app, `$2` cursor, `$3` limit + 1 (to know
     /// whether there is a next page), then one parameter per filter given.
     func statement(appID: Int64) -> (SQLStatement, [(any PostgresBindable)?]) {
-        var filters = DeviceListingStatements.Filters()
-        var parameters: [(any PostgresBindable)?] = [appID, after, limit + 1]
-        if let environment {
-            filters.environment = true
-            parameters.append(environment.rawValue)
-        }
-        if let active {
-            filters.active = true
-            parameters.append(active)
-        }
-        if let alias {
-            filters.alias = true
-            parameters.append(alias)
-        }
-        if let tag {
-            filters.tag = true
-            parameters.append(tag)
-        }
-        return (DeviceListingStatements.page(filters), parameters)
+        let filters: [(any PostgresBindable)?] = [environment?.rawValue, active, alias, tag]
+        return (DeviceListingStatements.page[given: filters.map { $0 != nil }], [appID, after, limit + 1] + filters.filter { $0 != nil })
     }
 
     /// Runs the page: the devices, and the cursor of the next page (nil on the last).
