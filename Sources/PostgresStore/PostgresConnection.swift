@@ -12,8 +12,6 @@ public final class PostgresConnection {
     private let notices: NoticeLog
     /// Names of the statements prepared on this connection (see `preparedQuery`).
     var preparedNames: Set<String> = []
-    /// Names this connection gave the statements prepared by their text (`preparedQuery(byText:)`).
-    var namesByText: [String: String] = [:]
 
     /// Connection parameters the caller's connection string may override: the string is
     /// expanded after them, and libpq keeps the last value of a repeated keyword.

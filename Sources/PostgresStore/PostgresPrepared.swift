@@ -23,21 +23,6 @@ extension PostgresConnection {
         }
         return try rows(from: result)
     }
-
-    /// `preparedQuery` for a statement whose text is built from a few shapes (an audience's
-    /// condition): each distinct text is prepared once on this connection, named after a hash
-    /// of the text, so one name always goes with one text, in every process.
-    @discardableResult
-    public func preparedQuery(byText sql: String, _ params: [(any PostgresBindable)?] = []) throws -> PostgresRows {
-        let name: String
-        if let known = namesByText[sql] {
-            name = known
-        } else {
-            name = "pushrelay_q_" + String(FNV1a.hash(sql.utf8), radix: 16)
-            namesByText[sql] = name
-        }
-        return try preparedQuery(name, sql, params)
-    }
 }
 
 extension PostgresPool {

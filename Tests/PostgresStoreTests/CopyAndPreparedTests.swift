@@ -63,30 +63,4 @@ struct CopyAndPreparedTests {
             await #expect(throws: PostgresError.self) { try await pool.preparedQuery("broken", "SELEC 1") }
         }
     }
-
-    @Test("a statement prepared by its text is prepared once per text, under a name that depends on the text only")
-    func preparedByText() async throws {
-        try await TestDatabase.withPool { pool, _ in
-            let (results, names) = try await pool.withConnection { connection -> ([Int], [String]) in
-                let results = try [1, 2, 3].map { value in
-                    try connection.preparedQuery(byText: "SELECT $1::integer + 1 AS n", [value])[0].int("n")
-                } + [try connection.preparedQuery(byText: "SELECT $1::integer + 2 AS n", [1])[0].int("n")]
-                let names = try connection.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'pushrelay_q_%' ORDER BY statement")
-                    .map { try $0.string("name") }
-                return (results, names)
-            }
-            #expect(results == [2, 3, 4, 3])
-            #expect(names.count == 2 && Set(names).count == 2)
-            // Another connection (of another pool) gives the same text the same name.
-            let nameOf: @Sendable (PostgresPool) async throws -> String = { pool in
-                try await pool.withConnection { connection in
-                    _ = try connection.preparedQuery(byText: "SELECT 7 AS n")
-                    return try connection.query("SELECT name FROM pg_prepared_statements WHERE statement = 'SELECT 7 AS n'")[0].string("name")
-                }
-            }
-            let first = try await nameOf(pool)
-            let again = [first, try await TestDatabase.withPool { other, _ in try await nameOf(other) }]
-            #expect(again[0] == again[1])
-        }
-    }
 }

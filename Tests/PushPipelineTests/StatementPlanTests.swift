@@ -24,9 +24,6 @@ import TestSupport
     static let wholeTableReads: [String: String] = [
         DashboardSessionStatements.open.name:
             "a login sweeps the expired dashboard sessions: a small table (a row per logged-in browser), swept at every login",
-        MetricsStatements.messagesInProgress.name:
-            "not deliberate: no index covers messages in 'sending' (messages_resolving covers 'resolving' only), so each scrape "
-            + "reads messages whole; kept as it was, for a migration of its own",
     ]
 
     @Test func eachNameGoesWithOneText() {
