@@ -30,20 +30,9 @@ import TestSupport
 
         // Requests surely in flight when SIGTERM comes: each creates an app, and waits in
         // PostgreSQL for a lock on the apps table this test holds until the shutdown has begun.
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: database, size: 2),
-                                logger: TestDatabase.quietLogger)
-        let release = DispatchSemaphore(value: 0)
-        let holder = Task {
-            try await pool.withConnection { connection in
-                // SHARE mode: inserts wait, the worker's and scheduler's reads of apps do not.
-                try connection.execute("BEGIN; LOCK TABLE apps IN SHARE MODE")
-                release.wait()
-                try connection.execute("ROLLBACK")
-            }
-        }
-        try await poll("the lock") {
-            try await pool.query("SELECT count(*) AS n FROM pg_locks WHERE relation = 'apps'::regclass AND granted")[0].int("n") > 0
-        }
+        // SHARE mode: inserts wait, the worker's and scheduler's reads of apps do not.
+        let lock = try await AppsLock.take(database, mode: "SHARE")
+        let pool = lock.pool
         let count = 3
         let requests = Task {
             await withTaskGroup(of: Int.self) { group in
@@ -61,7 +50,7 @@ import TestSupport
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
-        try await poll("every request to wait for the lock") {
+        try await Self.poll("every request to wait for the lock") {
             try await pool.query("""
                 SELECT count(*) AS n FROM pg_stat_activity
                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO apps %'
@@ -69,10 +58,8 @@ import TestSupport
         }
         kill(process.processIdentifier, SIGTERM)
         // The graceful shutdown has begun when the API no longer accepts connections.
-        try await poll("the API to stop accepting") { !TestProcess.accepts(port: port) }
-        release.signal()
-        try await holder.value
-        await pool.close()
+        try await Self.poll("the API to stop accepting") { !TestProcess.accepts(port: port) }
+        await lock.release()
         let statuses = await requests.value
         #expect(statuses.count == count)
         #expect(statuses.allSatisfy { $0 == 201 }, "every request accepted before SIGTERM is answered: \(statuses)")
@@ -126,19 +113,8 @@ import TestSupport
         try #require(try await TestProcess.waitUntilReady(process, port: port))
 
         // A request in flight that cannot finish: it waits for a lock this test holds.
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: database, size: 2),
-                                logger: TestDatabase.quietLogger)
-        let release = DispatchSemaphore(value: 0)
-        let holder = Task {
-            try await pool.withConnection { connection in
-                try connection.execute("BEGIN; LOCK TABLE apps IN ACCESS EXCLUSIVE MODE")
-                release.wait()
-                try connection.execute("ROLLBACK")
-            }
-        }
-        try await poll("the lock") {
-            try await pool.query("SELECT count(*) AS n FROM pg_locks WHERE relation = 'apps'::regclass AND granted")[0].int("n") > 0
-        }
+        let lock = try await AppsLock.take(database, mode: "ACCESS EXCLUSIVE")
+        let pool = lock.pool
         let request = Task {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/admin/v1/apps")!)
             request.httpMethod = "POST"
@@ -146,7 +122,7 @@ import TestSupport
             request.httpBody = Data(#"{"name":"blocked"}"#.utf8)
             _ = try? await URLSession(configuration: .ephemeral).data(for: request)
         }
-        try await poll("the request to wait for the lock") {
+        try await Self.poll("the request to wait for the lock") {
             try await pool.query("""
                 SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
                 """)[0].int("n") > 0
@@ -154,14 +130,12 @@ import TestSupport
 
         kill(process.processIdentifier, SIGTERM)
         // The graceful shutdown has begun when the API no longer accepts connections.
-        try await poll("the API to stop accepting") { !TestProcess.accepts(port: port) }
+        try await Self.poll("the API to stop accepting") { !TestProcess.accepts(port: port) }
         #expect(process.isRunning, "the first SIGTERM waits for the request in flight")
         kill(process.processIdentifier, SIGTERM)
         let exited = try await TestProcess.waitUntilExited(process, timeout: .seconds(10))
-        release.signal()
-        _ = await holder.result
+        await lock.release()
         await request.value
-        await pool.close()
         #expect(exited, "a second SIGTERM ends the process without waiting for the request")
         if exited {
             #expect(process.terminationReason == .exit && process.terminationStatus == 128 + SIGTERM)
@@ -188,7 +162,7 @@ import TestSupport
     }
 
     /// Polls `condition` (bounded) until it holds.
-    private func poll(_ what: String, _ condition: () async throws -> Bool) async throws {
+    fileprivate static func poll(_ what: String, _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while try await !condition() {
             guard ContinuousClock.now < deadline else { throw HarnessError("timed out waiting for \(what)") }
@@ -209,5 +183,43 @@ import TestSupport
         environment.merge(extra) { _, new in new }
         process.environment = environment
         return process
+    }
+}
+
+/// A lock on the apps table, held by the test on a connection of its own until `release()`:
+/// a request that writes apps waits in PostgreSQL meanwhile, surely in flight.
+private struct AppsLock {
+    let pool: PostgresPool
+    private let released = DispatchSemaphore(value: 0)
+    private let holder: Task<Void, any Error>
+
+    private init(pool: PostgresPool, mode: String) {
+        self.pool = pool
+        let released = released
+        holder = Task {
+            try await pool.withConnection { connection in
+                try connection.execute("BEGIN; LOCK TABLE apps IN \(mode) MODE")
+                released.wait()
+                try connection.execute("ROLLBACK")
+            }
+        }
+    }
+
+    /// Takes the lock in `mode` and returns once PostgreSQL has granted it.
+    static func take(_ database: String, mode: String) async throws -> AppsLock {
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: database, size: 2),
+                                logger: TestDatabase.quietLogger)
+        let lock = AppsLock(pool: pool, mode: mode)
+        try await ServeProcessTests.poll("the lock") {
+            try await pool.query("SELECT count(*) AS n FROM pg_locks WHERE relation = 'apps'::regclass AND granted")[0].int("n") > 0
+        }
+        return lock
+    }
+
+    /// Ends the lock's transaction and closes the pool.
+    func release() async {
+        released.signal()
+        _ = await holder.result
+        await pool.close()
     }
 }
