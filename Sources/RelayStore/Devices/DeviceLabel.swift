@@ -1,10 +1,10 @@
+import PushCore
 import RelayCore
 
 /// Tags and aliases as JPush allows them: at most 40 bytes of UTF-8 made of letters, digits,
 /// `_`, CJK ideographs and `@!#$&*+=.|￥`.
 public enum DeviceLabel {
     public static let maxBytes = 40
-    private static let punctuation: Set<Unicode.Scalar> = ["_", "@", "!", "#", "$", "&", "*", "+", "=", ".", "|", "￥"]
 
     /// - Parameters:
     ///   - kind: "tag" or "alias", for the message.
@@ -14,18 +14,10 @@ public enum DeviceLabel {
         guard value.utf8.count <= maxBytes else {
             throw DeviceFieldError("\(kind) \(InputEcho.quoted(value)) is \(value.utf8.count) bytes; at most \(maxBytes) bytes of UTF-8 are allowed")
         }
-        for scalar in value.unicodeScalars where !isAllowed(scalar) {
+        // The same characters as an audience's labels.
+        for scalar in value.unicodeScalars where !AudienceLabel.isAllowed(scalar) {
             throw DeviceFieldError("\(kind) \(InputEcho.quoted(value)) contains \"\(scalar.escaped(asASCII: true))\"; allowed are letters, digits, _, CJK characters and @!#$&*+=.|￥")
         }
-    }
-
-    public static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII {
-            let value = scalar.value
-            return (0x30...0x39).contains(value) || (0x41...0x5a).contains(value) || (0x61...0x7a).contains(value)
-                || punctuation.contains(scalar)
-        }
-        return scalar.properties.isIdeographic || punctuation.contains(scalar)
     }
 }
 
