@@ -15,6 +15,7 @@ import Synchronization
 /// given another): a client adds no thread of its own, however many clients there are.
 public final class APNSClient: Sendable {
     private let configuration: APNSClientConfiguration
+    private let clock: any APNSClock
     /// Each confined to its loop: reached only through jobs run there.
     private let pools: [LoopBound<ConnectionPool>]
     private let limiter: AsyncLimiter
@@ -27,7 +28,7 @@ public final class APNSClient: Sendable {
     /// - Parameters:
     ///   - configuration: endpoint, credentials, bounds.
     ///   - logger: for connection events; secrets are never logged.
-    ///   - clock: the time for provider tokens and expirations.
+    ///   - clock: the time for provider tokens, expirations, timeouts and backoff.
     ///   - group: the event loops the connections run on.
     /// - Throws: on a bad key, certificate, CA file or bound.
     public init(
@@ -40,6 +41,7 @@ public final class APNSClient: Sendable {
             throw APNSConfigurationError.badBound(name)
         }
         self.configuration = configuration
+        self.clock = clock
         let tokens: ProviderTokenManager?
         let tls: TLSContext
         switch configuration.authentication {
@@ -83,7 +85,7 @@ public final class APNSClient: Sendable {
         guard !isShutDown.load(ordering: .acquiring) else { return .failed(.shutdown) }
         let pool = pools[nextPool.wrappingAdd(1, ordering: .relaxed).oldValue % pools.count]
         return await withCheckedContinuation { continuation in
-            let request = PendingRequest(notification: notification, recipient: .caller(continuation))
+            let request = PendingRequest(notification: notification, recipient: .caller(continuation), queuedAt: clock.monotonicSeconds)
             if !pool.execute({ $0.enqueue(request) }) {
                 request.finish(.failed(.shutdown))
             }
@@ -119,7 +121,7 @@ public final class APNSClient: Sendable {
         var next = 0
         while next < sendable.count {
             let granted = await limiter.acquire(upTo: sendable.count - next, atLeast: min(chunk, sendable.count - next))
-            let now = monotonicSeconds()
+            let now = clock.monotonicSeconds
             let requests = sendable[next..<(next + granted)].map { index in
                 PendingRequest(notification: notifications[index], recipient: .batch(batch, index: index), queuedAt: now, urgent: urgent)
             }

@@ -65,7 +65,7 @@ final class APNSConnection {
     private var authorizationToken: String?
     private var authorization: [UInt8] = []
     /// The time of the current batch of submissions (one clock read per dispatch).
-    var now = monotonicSeconds()
+    var now: Double
 
     /// Streams it may have open besides the peer's limit: a new connection starts with
     /// `initialStreams` and takes one more per answer (doubling every round trip, as TCP's
@@ -83,8 +83,9 @@ final class APNSConnection {
     init(id: Int, pool: ConnectionPool) {
         self.id = id
         self.pool = pool
-        openedAt = monotonicSeconds()
+        openedAt = pool.monotonicSeconds
         lastActivity = openedAt
+        now = openedAt
     }
 
     /// Starts the TCP connect and TLS handshake.
@@ -234,7 +235,7 @@ final class APNSConnection {
             return
         }
         state = .ready
-        lastActivity = monotonicSeconds()
+        lastActivity = pool.monotonicSeconds
         flush()
         pool.connectionReady(self)
     }
@@ -261,7 +262,7 @@ final class APNSConnection {
             evbuffer_drain(input, received)
         }
         receiving = false
-        lastActivity = monotonicSeconds()
+        lastActivity = pool.monotonicSeconds
         if error < 0 {
             close("HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(error))))")
             return

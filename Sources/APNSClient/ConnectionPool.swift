@@ -53,6 +53,9 @@ final class ConnectionPool {
             reconnect: Backoff(base: .seconds(configuration.reconnectDelay), cap: .seconds(configuration.maxReconnectDelay))))
     }
 
+    /// The pool's clock in seconds, for its connections' timeouts too.
+    var monotonicSeconds: Double { clock.monotonicSeconds }
+
     // MARK: libevent
 
     /// Sets up the pool's events on its loop; the first call there.
@@ -150,7 +153,7 @@ final class ConnectionPool {
 
     /// Hands `requests`, in order, to the connections with room, filling the first ones first.
     private func send(_ requests: [PendingRequest], token: String?) {
-        let now = monotonicSeconds()
+        let now = monotonicSeconds
         var candidates = connections.filter(\.hasCapacity)
         for connection in candidates { connection.now = now }
         var used: [APNSConnection] = []
@@ -181,7 +184,7 @@ final class ConnectionPool {
         ) {
             connections.removeAll { $0 === connection }
             run(state.connectionClosed(id, reason: error, unanswered: [], wasReady: false, answeredAny: false,
-                                       now: monotonicSeconds(), wallNow: clock.now, random: Double.random(in: 0...1)))
+                                       now: monotonicSeconds, wallNow: clock.now, random: Double.random(in: 0...1)))
         }
     }
 
@@ -208,11 +211,11 @@ final class ConnectionPool {
             }
         }
         let freeStreams = connections.reduce(0) { $0 + $1.freeStreams }
-        run(state.dispatch(freeStreams: freeStreams, token: token, now: monotonicSeconds(), wallNow: clock.now))
+        run(state.dispatch(freeStreams: freeStreams, token: token, now: monotonicSeconds, wallNow: clock.now))
     }
 
     private func tick() {
-        let now = monotonicSeconds()
+        let now = monotonicSeconds
         for connection in connections { connection.tick(now: now, configuration: configuration) }
         run(state.tick(now: now, wallNow: clock.now))
     }
@@ -271,13 +274,13 @@ final class ConnectionPool {
     }
 
     func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
-        run(state.retry(request, because: reason, countsAsAttempt: countsAsAttempt, now: monotonicSeconds(), wallNow: clock.now))
+        run(state.retry(request, because: reason, countsAsAttempt: countsAsAttempt, now: monotonicSeconds, wallNow: clock.now))
     }
 
     func connectionClosed(_ connection: APNSConnection, reason: String, unanswered: [PendingRequest], wasReady: Bool) {
         connections.removeAll { $0 === connection }
         run(state.connectionClosed(connection.id, reason: reason, unanswered: unanswered, wasReady: wasReady,
-                                   answeredAny: connection.answeredAny, now: monotonicSeconds(), wallNow: clock.now,
+                                   answeredAny: connection.answeredAny, now: monotonicSeconds, wallNow: clock.now,
                                    random: Double.random(in: 0...1)))
     }
 }

@@ -5,7 +5,7 @@ import RelayCore
 /// connection opens, how long after a failure, and what becomes of a request whose
 /// connection died.
 ///
-/// Pure: times (`now` in `monotonicSeconds`, `wallNow` from the injected `APNSClock` for
+/// Pure: times (`now` in the clock's `monotonicSeconds`, `wallNow` from the injected `APNSClock` for
 /// expirations) and the backoff's random draw come in with each event, and each event
 /// returns the I/O to do as `Action`s, which `ConnectionPool.run(_:)` carries out.
 struct ConnectionPoolStateMachine {

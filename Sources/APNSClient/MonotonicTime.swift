@@ -1,9 +1,16 @@
 import CSystem
 import Foundation
 
-/// Seconds on a clock that never jumps, for timeouts and backoff.
-func monotonicSeconds() -> Double {
-    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+/// Where `monotonicSeconds` count from: any fixed instant does, as they are only compared
+/// and subtracted.
+private let origin = ContinuousClock.now
+
+extension APNSClock {
+    /// `instant` in seconds, the unit of the pool's timeouts and backoff.
+    var monotonicSeconds: Double {
+        let elapsed = instant - origin
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
 }
 
 /// A `timeval` for libevent timers.

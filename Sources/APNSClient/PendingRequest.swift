@@ -15,13 +15,13 @@ final class PendingRequest: @unchecked Sendable {
     var attempts = 0
     /// Whether an `ExpiredProviderToken` answer already made us retry with a new token.
     var retriedWithNewToken = false
-    /// When it was queued, in `monotonicSeconds`.
+    /// When it was queued, in the client clock's `monotonicSeconds`.
     var queuedAt: Double
     /// Goes out before every waiting request that is not (`RequestQueue`).
     let urgent: Bool
     private var recipient: Recipient?
 
-    init(notification: APNSNotification, recipient: Recipient, queuedAt: Double = monotonicSeconds(), urgent: Bool = false) {
+    init(notification: APNSNotification, recipient: Recipient, queuedAt: Double, urgent: Bool = false) {
         self.notification = notification
         self.recipient = recipient
         self.queuedAt = queuedAt

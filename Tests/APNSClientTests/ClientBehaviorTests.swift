@@ -265,6 +265,21 @@ struct ClientBehaviorTests {
         await fixture.tearDown()
     }
 
+    /// The queue timeout runs on the injected clock: a minute skipped fails the request that
+    /// waits for a connection at once, not a minute later.
+    @Test func aRequestWaitingPastTheQueueTimeoutFailsOnTheClientsClock() async throws {
+        let fixture = try await Fixture(requireClientCertificate: true, adjust: { $0.maxConnectFailures = 1000 }) { _ in
+            .respond(status: 200)
+        }
+        let client = try #require(fixture.client)
+        async let result = client.send(Self.notification())
+        try await poll { client.statistics.connectionFailures >= 1 }
+        fixture.clock.skip(.seconds(61))
+        if case .failed(.connectionFailed) = await result {} else { Issue.record("the request did not time out in the queue") }
+        #expect(fixture.server.requests.isEmpty)
+        await fixture.tearDown()
+    }
+
     @Test func idleConnectionsArePingedAndKept() async throws {
         let fixture = try await Fixture(adjust: { $0.pingInterval = 0.2 }) { _ in .respond(status: 200) }
         _ = await fixture.client.send(Self.notification())

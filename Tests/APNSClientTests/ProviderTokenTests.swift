@@ -4,12 +4,16 @@ import Synchronization
 import Testing
 @testable import APNSClient
 
-/// A clock the test moves by hand.
+/// A clock the test moves by hand: the wall clock (`advance`) apart from the monotonic one
+/// (`skip`), so a token's age moves without timing out what waits, and the other way round.
 final class TestClock: APNSClock {
     private let current: Mutex<Date>
+    private let skipped = Mutex(Duration.zero)
     init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { current = Mutex(start) }
     var now: Date { current.withLock { $0 } }
+    var instant: ContinuousClock.Instant { .now + skipped.withLock { $0 } }
     func advance(minutes: Double) { current.withLock { $0 += minutes * 60 } }
+    func skip(_ duration: Duration) { skipped.withLock { $0 += duration } }
 }
 
 @Suite(.serialized) struct ProviderTokenTests {

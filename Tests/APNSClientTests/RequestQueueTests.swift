@@ -8,7 +8,7 @@ import Testing
     private func requests(_ names: [String], urgent: Bool, batch: SendBatch) -> [PendingRequest] {
         names.enumerated().map { index, name in
             PendingRequest(notification: APNSNotification(deviceToken: name, topic: "com.example.app", payload: Array("{}".utf8)),
-                           recipient: .batch(batch, index: index), urgent: urgent)
+                           recipient: .batch(batch, index: index), queuedAt: 0, urgent: urgent)
         }
     }
 

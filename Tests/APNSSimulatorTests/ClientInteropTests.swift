@@ -10,6 +10,7 @@ final class MovableClock: APNSClock {
     private let current: Mutex<Date>
     init(_ start: Date = Date()) { current = Mutex(start) }
     var now: Date { current.withLock { $0 } }
+    var instant: ContinuousClock.Instant { .now }
     func set(_ date: Date) { current.withLock { $0 = date } }
 }
 
