@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStore
 @testable import RelayAPI
+@testable import RelayStore
 import RelayCore
 import Testing
 

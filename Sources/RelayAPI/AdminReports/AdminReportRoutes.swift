@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import PushCore
 import RelayCore
+import RelayStore
 
 /// The admin reports across apps (`/admin/v1/messages`, `/admin/v1/stats`) and JPush's
 /// `GET /v3/users` for one app.
@@ -11,10 +12,11 @@ struct AdminReportRoutes: Sendable {
     func register(in router: inout Router) {
         let reports = AdminReportRepository(pool: context.dependencies.pool)
         let pool = context.dependencies.pool
+        let apps = context.apps
 
         router.add("GET", "/admin/v1/messages", context.adminHandler { request, _ in
             let listing = try MessageListing(query: request.query)
-            let page = try await reports.messages(listing)
+            let page = try await reports.messages(listing, apps: apps)
             return try jsonResponse(200, encoding: CursorPage(itemsKey: "messages", items: page.messages, next: page.next))
         })
 

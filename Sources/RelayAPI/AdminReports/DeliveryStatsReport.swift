@@ -1,55 +1,57 @@
-/// The answer of `GET /admin/v1/stats`: outcomes per bucket and app in the window (sparse:
-/// empty buckets are left out), each app's totals and failures by reason, and the same over
-/// every app.
+import RelayCore
+import RelayStore
+
+/// The answer of `GET /admin/v1/stats`: the window as asked for (aligned to whole buckets),
+/// and its `DeliveryStats`, each bucket named by its start.
 struct DeliveryStatsReport: Sendable, Encodable {
-    /// Outcomes counted in a bucket, an app's window or the whole window.
-    struct Counts: Sendable, Encodable {
-        var sent = 0, failed = 0, invalidated = 0, expired = 0, withdrawn = 0, retries = 0
-
-        static func += (total: inout Counts, more: Counts) {
-            total.sent += more.sent
-            total.failed += more.failed
-            total.invalidated += more.invalidated
-            total.expired += more.expired
-            total.withdrawn += more.withdrawn
-            total.retries += more.retries
-        }
-    }
-
-    /// One bucket of an app: its start and its counts, side by side.
-    struct Point: Sendable, Encodable {
-        var time: String
-        var counts: Counts
-
-        func encode(to encoder: any Encoder) throws {
-            try counts.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(time, forKey: .time)
-        }
-
-        private enum CodingKeys: String, CodingKey { case time }
-    }
-
-    struct App: Sendable, Encodable {
-        var appKey: String
-        var name: String
-        var points: [Point] = []
-        var totals = Counts()
-        var failedByReason: [String: Int] = [:]
-
-        private enum CodingKeys: String, CodingKey {
-            case appKey = "app_key", name, points, totals, failedByReason = "failed_by_reason"
-        }
-    }
-
-    var since: String
-    var until: String
-    var bucket: String
-    var apps: [App]
-    var totals: Counts
-    var failedByReason: [String: Int]
+    var window: ReportWindow
+    var stats: DeliveryStats
 
     private enum CodingKeys: String, CodingKey {
         case since, until, bucket, apps, totals, failedByReason = "failed_by_reason"
+    }
+
+    private enum AppKeys: String, CodingKey {
+        case appKey = "app_key", name, points, totals, failedByReason = "failed_by_reason"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ReportTime.format(window.since), forKey: .since)
+        try container.encode(ReportTime.format(window.until), forKey: .until)
+        try container.encode(window.bucket.rawValue, forKey: .bucket)
+        var apps = container.nestedUnkeyedContainer(forKey: .apps)
+        for app in stats.apps {
+            var fields = apps.nestedContainer(keyedBy: AppKeys.self)
+            try fields.encode(app.appKey, forKey: .appKey)
+            try fields.encode(app.name, forKey: .name)
+            var points = fields.nestedUnkeyedContainer(forKey: .points)
+            for point in app.points {
+                var counts = points.nestedContainer(keyedBy: AnswerKey.self)
+                try counts.encode(ReportTime.format(point.start), forKey: "time")
+                try Self.encode(point.counts, into: &counts)
+            }
+            var totals = fields.nestedContainer(keyedBy: AnswerKey.self, forKey: .totals)
+            try Self.encode(app.totals, into: &totals)
+            try fields.encode(app.failedByReason, forKey: .failedByReason)
+        }
+        var totals = container.nestedContainer(keyedBy: AnswerKey.self, forKey: .totals)
+        try Self.encode(stats.totals, into: &totals)
+        try container.encode(stats.failedByReason, forKey: .failedByReason)
+    }
+
+    private static func encode(_ counts: DeliveryStats.Counts, into container: inout KeyedEncodingContainer<AnswerKey>) throws {
+        for (key, count) in [("sent", counts.sent), ("failed", counts.failed), ("invalidated", counts.invalidated),
+                             ("expired", counts.expired), ("withdrawn", counts.withdrawn), ("retries", counts.retries)] {
+            try container.encode(count, forKey: AnswerKey(key))
+        }
+    }
+}
+
+extension AdminReportRepository {
+    /// The outcomes of `window`, over every app or the one with `appKey`.
+    func deliveryStats(_ window: ReportWindow, appKey: String?) async throws -> DeliveryStatsReport {
+        DeliveryStatsReport(window: window, stats: try await deliveryStats(
+            since: window.since, until: window.until, bucketSeconds: window.bucket.seconds, appKey: appKey))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayStore
 
 extension UsersQuery {
     /// The answer of `GET /v3/users` (and of `/v3/group/users`, summed over the group's

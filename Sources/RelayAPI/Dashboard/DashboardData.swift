@@ -60,22 +60,21 @@ struct DashboardData: Sendable {
     func lastHour(appKey: String?, now: Date) async throws -> [SVGChart.Bar] {
         let window = try ReportWindow(query: ["bucket": "minute"], now: now)
         let stats = try await reports.deliveryStats(window, appKey: appKey)
-        var byTime: [String: (sent: Int, notDelivered: Int)] = [:]
-        for point in stats.apps.flatMap(\.points) {
+        var byStart: [Date: (sent: Int, notDelivered: Int)] = [:]
+        for point in stats.stats.apps.flatMap(\.points) {
             let counts = point.counts
-            let old = byTime[point.time] ?? (0, 0)
-            byTime[point.time] = (old.sent + counts.sent, old.notDelivered + counts.failed + counts.invalidated + counts.expired)
+            let old = byStart[point.start] ?? (0, 0)
+            byStart[point.start] = (old.sent + counts.sent, old.notDelivered + counts.failed + counts.invalidated + counts.expired)
         }
         return window.bucketStarts.map { start -> SVGChart.Bar in
-            let key = ReportTime.format(start)
-            let counts = byTime[key] ?? (0, 0)
-            return SVGChart.Bar(label: String(key.dropFirst(11).prefix(5)), sent: counts.sent, failed: counts.notDelivered)
+            let counts = byStart[start] ?? (0, 0)
+            return SVGChart.Bar(label: String(ReportTime.format(start).dropFirst(11).prefix(5)), sent: counts.sent, failed: counts.notDelivered)
         }
     }
 
     /// Outcomes other than sent, by reason, over the last 24 hours.
     func failuresLastDay(appKey: String?, now: Date) async throws -> [String: Int] {
         let window = try ReportWindow(query: ["bucket": "hour", "since": ReportTime.format(now.addingTimeInterval(-86400))], now: now)
-        return try await reports.deliveryStats(window, appKey: appKey).failedByReason
+        return try await reports.deliveryStats(window, appKey: appKey).stats.failedByReason
     }
 }

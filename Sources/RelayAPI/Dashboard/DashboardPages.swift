@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayStore
 
 /// The dashboard's pages as HTML, from data already read (pure: tested without a server).
 enum DashboardPages {

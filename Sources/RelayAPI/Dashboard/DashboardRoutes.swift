@@ -3,6 +3,7 @@ import HTTPServer
 import PushCore
 import RelayCore
 import RelayCrypto
+import RelayStore
 
 /// `/dashboard`: the web dashboard, server-rendered HTML with a little script, behind a
 /// login with the admin token. Pages answer 303 to the login page without a session;
@@ -64,7 +65,7 @@ struct DashboardRoutes: Sendable {
             async let appRows = data.apps()
             async let hour = data.lastHour(appKey: nil, now: now)
             async let failures = data.failuresLastDay(appKey: nil, now: now)
-            async let recent = reports.messages(try MessageListing(query: ["limit": "15"]))
+            async let recent = reports.messages(MessageListing(limit: 15), appID: nil)
             let overview = DashboardPages.Overview(apps: try await appRows, bars: try await hour, failures: try await failures,
                                                    messages: try await recent.messages, now: now)
             return Self.html(200, DashboardPages.overview(overview, csrf: session.csrfToken(key)))
@@ -78,7 +79,7 @@ struct DashboardRoutes: Sendable {
             let now = Date()
             let hour = try await data.lastHour(appKey: appKey, now: now)
             let failures = try await data.failuresLastDay(appKey: appKey, now: now)
-            let recent = try await reports.messages(try MessageListing(query: ["app_key": appKey, "limit": "25"]))
+            let recent = try await reports.messages(MessageListing(appKey: appKey, limit: 25), apps: apps)
             return Self.html(200, DashboardPages.app(app, bars: hour, failures: failures, messages: recent.messages, now: now,
                                                      csrf: session.csrfToken(key)))
         })

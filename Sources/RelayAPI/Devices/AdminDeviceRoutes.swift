@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RelayCore
+import RelayStore
 
 /// `GET /admin/v1/apps/{app_key}/devices`: an app's devices for its operators, filtered and
 /// paged by keyset.

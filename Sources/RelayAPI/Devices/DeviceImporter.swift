@@ -1,4 +1,5 @@
 import PostgresStore
+import RelayStore
 import Synchronization
 
 /// Imports a body of device registrations (`POST /v3/devices/import`) using several cores:

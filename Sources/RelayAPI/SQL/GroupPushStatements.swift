@@ -23,7 +23,7 @@ enum GroupPushStatements {
     /// The group's pushes among `$2` with their parts, newest first and by app key.
     static let parts = SQLStatement("pushrelay_group_push_parts", """
         SELECT p.group_msgid, \(isoTimestampSQL("p.created_at")) AS pushed_at, e.error_code, e.error_message,
-               \(AdminReportRepository.messageColumns)
+               \(MessageSummary.columns)
         FROM group_pushes p
         JOIN group_push_messages e ON e.group_msgid = p.group_msgid
         JOIN apps a ON a.id = e.app_id

@@ -1,7 +1,6 @@
 import PostgresStore
 import PushCore
 import PushPipeline
-import RelayStore
 
 /// Reads reports from the counters the pipeline keeps; every statement is a handful of
 /// primary-key probes, however many deliveries a message has, and each is scoped to the

@@ -1,30 +1,26 @@
 import Foundation
 import PostgresStore
-import RelayCore
 
 /// One page of `GET /admin/v1/messages`: newest first across apps (or one app), filtered by
 /// creation time, paged by keyset on the msg_id (time-ordered), so page 1000 costs what
 /// page 1 does.
-struct MessageListing: Sendable, Equatable {
-    static let defaultLimit = 50
-    static let maxLimit = 500
+public struct MessageListing: Sendable, Equatable {
+    public static let defaultLimit = 50
+    public static let maxLimit = 500
 
-    var appKey: String?
-    var since: Date?
-    var until: Date?
+    public var appKey: String?
+    public var since: Date?
+    public var until: Date?
     /// The `next_cursor` of the previous page: only older messages.
-    var before: Int64?
-    var limit = defaultLimit
+    public var before: Int64?
+    public var limit = defaultLimit
 
-    /// Reads `app_key`, `since`, `until`, `cursor` and `limit`; every bad value is a 400 that names it.
-    init(query: [String: String]) throws(JPushError) {
-        let query = QueryParameters(query)
-        appKey = query.string("app_key")
-        since = try query.instant("since")
-        until = try query.instant("until")
-        // A cursor is the next_cursor of a previous page: a msg_id.
-        before = try query.integer("cursor", in: 1...Int64.max)
-        limit = try query.integer("limit", in: 1...Self.maxLimit) ?? Self.defaultLimit
+    public init(appKey: String? = nil, since: Date? = nil, until: Date? = nil, before: Int64? = nil, limit: Int = defaultLimit) {
+        self.appKey = appKey
+        self.since = since
+        self.until = until
+        self.before = before
+        self.limit = limit
     }
 
     /// The page's statement: `$1` limit + 1 (to know whether there is a next page), then one

@@ -10,7 +10,7 @@ enum MessageListingStatements {
             conditions.append("\(comparison) $\(conditions.count + 2)")
         }
         return """
-            SELECT \(AdminReportRepository.messageColumns)
+            SELECT \(MessageSummary.columns)
             FROM messages m JOIN apps a ON a.id = m.app_id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY m.id DESC LIMIT $1

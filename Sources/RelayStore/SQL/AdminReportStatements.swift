@@ -1,13 +1,12 @@
 import PostgresStore
-import RelayStore
 
-/// The admin reports' statements (`AdminReportRepository`) but the message listing's, whose
-/// text `MessageListing` builds per filter: a message's funnel and the delivery statistics
+/// The admin reports' statements (`AdminReportRepository`) but the message listing's
+/// (`MessageListingStatements`, a text per filter set): a message's funnel and the delivery statistics
 /// of a window, over every app or one ($4, or $3 for the failures, its app key).
 enum AdminReportStatements {
     /// Message $1's summary and body.
     static let message = SQLStatement("pushrelay_admin_report_message", """
-        SELECT \(AdminReportRepository.messageColumns), m.body FROM messages m JOIN apps a ON a.id = m.app_id WHERE m.id = $1
+        SELECT \(MessageSummary.columns), m.body FROM messages m JOIN apps a ON a.id = m.app_id WHERE m.id = $1
         """)
 
     /// Message $1's failures by reason.

@@ -1,5 +1,4 @@
 import PostgresStore
-import RelayStore
 
 /// Keeps the planner's statistics of the device tables in step with bulk imports.
 ///
@@ -9,11 +8,11 @@ import RelayStore
 /// 10,000 just-imported devices took 6 s to start, against 0.1 s for `all`). So an import
 /// that changed at least a tenth of a table, or one never analyzed, analyzes it at once:
 /// a few imports when a table is filled in many, none once it is large.
-enum DeviceStatistics {
+public enum DeviceStatistics {
     static let tables = ["devices", "device_tags"]
 
     /// Analyzes the device tables that `changed` rows (created or updated) are a tenth of.
-    static func refresh(afterChanging changed: Int, pool: PostgresPool) async throws {
+    public static func refresh(afterChanging changed: Int, pool: PostgresPool) async throws {
         guard changed > 0 else { return }
         let stale = try await pool.preparedQuery(DeviceFigureStatements.stale, [changed, PostgresArrayLiteral.text(tables)]).map { try $0.string("relname") }
         for table in tables where stale.contains(table) {

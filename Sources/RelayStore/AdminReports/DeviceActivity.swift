@@ -9,16 +9,18 @@ import PushCore
 /// Registrations come from `devices.last_seen_at` (only the latest one is kept), deliveries
 /// from the spans of the app's messages that can have been sent in the window (accepted at
 /// most the longest time-to-live before it). It reads rows of the window, not a rollup.
-enum DeviceActivity {
-    struct Counts: Sendable, Equatable {
-        var new = 0
-        var active = 0
+public enum DeviceActivity {
+    public struct Counts: Sendable, Equatable {
+        public var new = 0
+        public var active = 0
+
+        public init() {}
     }
 
     /// One `Counts` per bucket between consecutive `boundaries`.
-    static func counts(appID: Int64, boundaries: [Date], pool: PostgresPool) async throws -> [Counts] {
+    public static func counts(appID: Int64, boundaries: [Date], pool: PostgresPool) async throws -> [Counts] {
         guard let first = boundaries.first, let last = boundaries.last, boundaries.count > 1 else { return [] }
-        let edges = "{" + boundaries.map { ReportTime.format($0) }.joined(separator: ",") + "}"
+        let edges = "{" + boundaries.map { ISO8601DateFormatter().string(from: $0) }.joined(separator: ",") + "}"
         let rows = try await pool.preparedQuery(DeviceFigureStatements.activity, [appID, first, last, edges, Double(PushLimits.timeToLive)])
         var counts = Array(repeating: Counts(), count: boundaries.count - 1)
         for row in rows {

@@ -1,5 +1,4 @@
 import PostgresStore
-import RelayStore
 
 /// A page of `GET /admin/v1/apps/{app_key}/devices` (`DeviceListing`), one text per set of
 /// filters given: `$1` app, `$2` cursor (only larger device ids), `$3` limit + 1, then one
