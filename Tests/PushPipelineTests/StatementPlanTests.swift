@@ -17,13 +17,15 @@ import TestSupport
         + ReportStatements.all
         + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
         + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
-        + DeviceListingStatements.all + MessageListingStatements.all
+        + DeviceListingStatements.all + MessageListingStatements.all + DeviceImportStatements.all
 
     /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.
     static let wholeTableReads: [String: String] = [
         DashboardSessionStatements.open.name:
             "a login sweeps the expired dashboard sessions: a small table (a row per logged-in browser), swept at every login",
+        DeviceImportStatements.update.name: "an import's partition reads its staging table whole: the lines it merges",
+        DeviceImportStatements.create.name: "an import's partition reads its staging table whole: the lines it merges",
     ]
 
     @Test func eachNameGoesWithOneText() {
@@ -39,13 +41,15 @@ import TestSupport
     }
 
     /// The plan a prepared statement settles on once it goes generic, as the pool's do, with
-    /// sequential scans off: a table read without an index shows as a `Seq Scan`.
+    /// sequential scans off: a table read without an index shows as a `Seq Scan`. A device
+    /// import's staging tables exist in the session, as they do in the import's transaction.
     @Test(arguments: statements) func explains(_ statement: SQLStatement) async throws {
         let pool = try await SharedDatabase.shared.pool()
         let plan = try await pool.withConnection { connection in
             try connection.transaction { connection in
                 try connection.query("SET LOCAL enable_seqscan = off")
                 try connection.query("SET LOCAL plan_cache_mode = force_generic_plan")
+                for table in DeviceImportStatements.staging { try connection.query(table) }
                 try connection.query("PREPARE explained AS " + statement.text)
                 defer { _ = try? connection.query("DEALLOCATE explained") }
                 let count = try connection.query("SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = 'explained'")[0]

@@ -23,11 +23,6 @@ struct DeviceImportParser: Sendable {
     let format: DeviceImportFormat
     let partitions: Int
 
-    /// The staging table's columns, in the order `parse` writes them. `position` is the byte
-    /// offset of the line in the body: it orders lines like their line numbers do, and needs
-    /// no count of the lines before the range.
-    static let columns = "position, token, environment, has_alias, alias, has_tags, tags, badge"
-
     /// Parses the lines of `body[range]`; `range` starts at a line's first byte (or the body's).
     func parse(_ body: [UInt8], range: Range<Int>) -> DeviceImportParse {
         var result = DeviceImportParse(chunks: Array(repeating: [], count: partitions),
@@ -68,7 +63,9 @@ struct DeviceImportParser: Sendable {
 }
 
 private extension CopyTextRow {
-    /// One staging row, in the order of `DeviceImportParser.columns`.
+    /// One staging row, in the order of `DeviceImportStatements.columns`. `position` is the byte
+    /// offset of the line in the body: it orders lines like their line numbers do, and needs
+    /// no count of the lines before the range.
     mutating func append(_ registration: DeviceRegistration, position: Int) {
         field(String(position))
         field(registration.token.hex)
