@@ -2,7 +2,8 @@ import RelayCore
 
 /// The relay's answers as ctl holds them: passed on as they came (`--json`, with every
 /// number as the relay wrote it), and read a few fields at a time for the tables, where a
-/// field that is absent or of another type reads as nil.
+/// field that is absent or of another type reads as nil. The fields ctl computes with are
+/// decoded as types instead (`CtlAnswerFields`).
 extension JSONValue {
     subscript(_ key: String) -> JSONValue? {
         guard case .object(let fields) = self else { return nil }
@@ -24,9 +25,5 @@ extension JSONValue {
     var text: String? {
         guard case .string(let text) = self else { return nil }
         return text
-    }
-
-    var integer: Int? {
-        int64.flatMap { Int(exactly: $0) }
     }
 }

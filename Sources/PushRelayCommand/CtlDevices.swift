@@ -47,35 +47,36 @@ struct CtlDevices {
         let contentType = format == "csv" ? "text/csv" : "application/x-ndjson"
         let progress = ProgressWriter()
         let started = ContinuousClock.now
-        var totals: [String: Int] = ["accepted": 0, "rejected": 0, "created": 0, "updated": 0]
-        var rejections: [JSONValue] = []
+        var totals = (accepted: 0, rejected: 0, created: 0, updated: 0)
+        var rejections: [CtlAnswerFields.ImportSummary.Rejection] = []
         var done = 0
         func line(final: Bool) {
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             progress.update(ProgressLine.render(done: done, total: lines.count, label: "lines", ratePerSecond: seconds > 0 ? Double(done) / seconds : nil,
-                                                detail: "\(totals["accepted"]!) accepted, \(totals["rejected"]!) rejected"), final: final)
+                                                detail: "\(totals.accepted) accepted, \(totals.rejected) rejected"), final: final)
         }
         while done < lines.count {
             let batch = lines[done..<min(done + batchSize, lines.count)]
             let body = Data(batch.joined(separator: Data([UInt8(ascii: "\n")]))) + Data([UInt8(ascii: "\n")])
             let summary = try await client.call("POST", "/v3/devices/import", auth: .app, raw: body, contentType: contentType)
-            guard case .object = summary else { throw CtlError.failed("the relay's answer to an import is not a JSON object") }
-            for key in totals.keys { totals[key]! += summary[key]?.integer ?? 0 }
-            for rejection in summary["rejected_lines"]?.items ?? [] {
-                var moved = rejection.fields
-                moved["line"] = .int(Int64((rejection["line"]?.integer ?? 0) + done + offset))
-                rejections.append(.object(moved))
-            }
+                .decoded(CtlAnswerFields.ImportSummary.self, "POST /v3/devices/import")
+            totals.accepted += summary.accepted
+            totals.rejected += summary.rejected
+            totals.created += summary.created
+            totals.updated += summary.updated
+            // Numbered in the file rather than in the batch.
+            rejections += summary.rejectedLines.map { .init(line: $0.line + done + offset, reason: $0.reason) }
             done += batch.count
             line(final: false)
         }
         line(final: true)
-        var result = totals.mapValues { JSONValue.int(Int64($0)) }
-        result["rejected_lines"] = .array(rejections)
+        let counts = [("accepted", totals.accepted), ("created", totals.created), ("updated", totals.updated), ("rejected", totals.rejected)]
+        var result = Dictionary(uniqueKeysWithValues: counts.map { ($0.0, JSONValue.int(Int64($0.1))) })
+        result["rejected_lines"] = .array(rejections.map { .object(["line": .int(Int64($0.line)), "reason": .string($0.reason)]) })
         output.show(.object(result)) {
-            var text = TextTable.pairs(["accepted", "created", "updated", "rejected"].map { ($0, result[$0]) })
-            for rejection in rejections.prefix(20) { text += "line \(TextTable.cell(rejection["line"])): \(TextTable.cell(rejection["reason"]))\n" }
+            var text = TextTable.pairs(counts.map { ($0.0, .int(Int64($0.1))) })
+            for rejection in rejections.prefix(20) { text += "line \(rejection.line): \(rejection.reason)\n" }
             return text
         }
     }

@@ -45,7 +45,7 @@ struct CtlPush {
 
     func send(_ arguments: CtlArguments) async throws {
         let accepted = try await client.object("POST", "/v3/push", auth: .app, json: try Self.body(arguments))
-        guard let msgID = accepted["msg_id"]?.text else { throw CtlError.failed("the relay accepted the push without a msg_id") }
+        let msgID = try accepted.decoded(CtlAnswerFields.Accepted.self, "POST /v3/push").msgID
         if arguments.flag("no-wait") {
             output.show(accepted) { TextTable.pairs([("msg_id", .string(msgID)), ("sendno", accepted["sendno"])]) }
             return
@@ -57,19 +57,14 @@ struct CtlPush {
         while true {
             let details = try await client.call("GET", "/v3/messages/detail?msg_ids=\(msgID)", auth: .app)
             guard let detail = details.items.first else { throw CtlError.notFound("message \(msgID) is not in the report") }
-            let apns = detail["details"]?["notification"]
-            let target = apns?["target"]?.integer ?? 0
-            let sent = apns?["sent"]?.integer ?? 0
-            let pending = detail["pending"]?.integer ?? 0
-            let failed = ["failed", "invalidated_tokens", "expired"].reduce(0) { $0 + (detail[$1]?.integer ?? 0) }
-            let state = detail["state"]?.text ?? ""
-            let finished = state == "done" || state == "withdrawn"
+            let fanOut = try detail.decoded(CtlAnswerFields.Progress.self, "GET /v3/messages/detail")
+            let (target, sent, pending, state) = (fanOut.details.notification.target, fanOut.details.notification.sent, fanOut.pending, fanOut.state)
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             progress.update(ProgressLine.render(done: target - pending, total: target, label: "msg \(msgID)",
                                                 ratePerSecond: seconds > 0 ? Double(target - pending) / seconds : nil,
-                                                detail: "\(sent) sent, \(failed) not delivered, \(state)"), final: finished)
-            if finished {
+                                                detail: "\(sent) sent, \(fanOut.notDelivered) not delivered, \(state)"), final: fanOut.isFinished)
+            if fanOut.isFinished {
                 var result = detail.fields
                 result["msg_id"] = .string(msgID)
                 output.show(.object(result)) {

@@ -9,24 +9,22 @@ struct CtlReports {
     func report(_ arguments: CtlArguments) async throws {
         let msgID = try arguments.positional(0, "the msg_id")
         let message = try await client.object("GET", "/admin/v1/messages/\(msgID.urlComponent)", auth: .admin)
+        let funnel = try message.decoded(CtlAnswerFields.Funnel.self, "GET /admin/v1/messages/\(msgID)").funnel
         output.show(message) {
-            let funnel = message["funnel"]
             let app = "\(TextTable.cell(message["app_name"])) (\(TextTable.cell(message["app_key"])))"
             var head = TextTable.pairs([("msg_id", message["msg_id"]), ("app", .string(app)),
                                         ("state", message["state"]), ("alert", message["alert"]), ("created_at", message["created_at"]),
                                         ("finished_at", message["finished_at"]), ("duration_seconds", message["duration_seconds"]),
                                         ("throughput_per_second", message["throughput_per_second"]), ("retries", message["retries"])])
             var table = TextTable(["STEP", "COUNT", "SHARE"])
-            let target = funnel?["target"]?.integer ?? 0
-            func share(_ value: JSONValue?) -> JSONValue {
-                guard target > 0, let count = value?.integer else { return .string("-") }
-                return .string(String(format: "%.1f%%", Double(count) * 100 / Double(target)))
+            func share(_ count: Int) -> JSONValue {
+                guard funnel.target > 0 else { return .string("-") }
+                return .string(String(format: "%.1f%%", Double(count) * 100 / Double(funnel.target)))
             }
-            for step in ["target", "sent", "failed", "invalidated", "expired", "withdrawn", "pending"] {
-                table.add([.string(step), funnel?[step], share(funnel?[step])])
+            for (step, count) in funnel.counts { table.add([.string(step), .int(Int64(count)), share(count)]) }
+            for (reason, count) in funnel.failedByReason.sorted(by: { $0.key < $1.key }) {
+                table.add([.string("  \(reason)"), .int(Int64(count)), share(count)])
             }
-            let reasons = funnel?["failed_by_reason"]?.fields ?? [:]
-            for reason in reasons.keys.sorted() { table.add([.string("  \(reason)"), reasons[reason], share(reasons[reason])]) }
             head += "\n" + table.rendered
             return head
         }
