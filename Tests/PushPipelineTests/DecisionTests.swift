@@ -1,5 +1,6 @@
 import APNSClient
 import Foundation
+import PostgresStore
 @testable import PushPipeline
 import Testing
 import RelayCore

@@ -76,7 +76,7 @@ import TestSupport
             var got: [Int64: String] = [:]
             for start in stride(from: 0, to: ids.count, by: 1000) {
                 let batch = Array(ids[start..<min(start + 1000, ids.count)])
-                for row in try await pool.query(DeviceStatements.status.text, [app, DeviceRepository.idArray(batch)]) {
+                for row in try await pool.query(DeviceStatements.status.text, [app, SQLArray.bigint(batch)]) {
                     got[idOf[try row.string("rid")]!] = try row.string("last_seen")
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 @testable import RelayStore
 import Testing
 @testable import RelayAPI
@@ -271,7 +272,7 @@ import Testing
             let stored = try await relay.pool.query("""
                 SELECT count(*) AS n, count(*) FILTER (WHERE token = ANY ($2::text[])) AS from_failed
                 FROM devices WHERE app_id = $1
-                """, [id, PostgresArrayLiteral.text(tokens.filter { DeviceImportPartitioning.partition(ofToken: $0, count: 2) == poisonedPartition })])
+                """, [id, SQLArray.text(tokens.filter { DeviceImportPartitioning.partition(ofToken: $0, count: 2) == poisonedPartition })])
             let row = try #require(stored.first)
             #expect(try row.int("from_failed") == 0, "nothing of the failed partition is stored")
             if let failure {

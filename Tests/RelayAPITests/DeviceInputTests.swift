@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 @testable import RelayStore
 import Testing
 import RelayCore
@@ -134,7 +135,7 @@ import RelayCore
     }
 
     @Test func arrayLiteralsEscapeQuotesAndBackslashes() {
-        #expect(PostgresArrayLiteral.text([]) == "{}")
-        #expect(PostgresArrayLiteral.text(["a", "b c", #"q"x"#, #"b\s"#]) == #"{"a","b c","q\"x","b\\s"}"#)
+        #expect(SQLArray.text([]) == "{}")
+        #expect(SQLArray.text(["a", "b c", #"q"x"#, #"b\s"#]) == #"{"a","b c","q\"x","b\\s"}"#)
     }
 }

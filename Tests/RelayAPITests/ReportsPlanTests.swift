@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 @testable import RelayStore
 import Testing
 @testable import RelayAPI
@@ -57,7 +58,7 @@ import Testing
                 ("counters", ReportStatements.counters.text, [String(app.appID), ids]),
                 ("failures", ReportStatements.failures.text, [ids]),
                 ("message state", ReportStatements.messageState.text, [String(big), String(app.appID)]),
-                ("outcomes", ReportStatements.outcomes.text, [String(app.appID), PostgresArrayLiteral.text(sample), String(big)]),
+                ("outcomes", ReportStatements.outcomes.text, [String(app.appID), SQLArray.text(sample), String(big)]),
             ]
             for plan in plans {
                 let text = try await pool.query("EXPLAIN " + plan.sql, plan.params).map { $0["QUERY PLAN"] ?? "" }.joined(separator: "\n")

@@ -1,3 +1,4 @@
+import PostgresStore
 import RelayStore
 
 /// What parsing one range of an import body gave: COPY rows per partition and the range's
@@ -73,7 +74,7 @@ private extension CopyTextRow {
         field(registration.alias != nil ? "t" : "f")
         field(registration.alias)
         field(registration.tags != nil ? "t" : "f")
-        field(registration.tags.map(PostgresArrayLiteral.text))
+        field(registration.tags.map { SQLArray.text($0) })
         field(registration.badge.map(String.init))
         endRow()
     }

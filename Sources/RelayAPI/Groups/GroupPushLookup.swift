@@ -46,7 +46,7 @@ struct GroupPushLookup: Sendable {
     private static func pushes(groupID: Int64, ids: [MessageID], on connection: PostgresConnection) throws -> [GroupPushRecord] {
         guard !ids.isEmpty else { return [] }
         var records: [GroupPushRecord] = []
-        for row in try connection.preparedQuery(GroupPushStatements.parts, [groupID, ReportRepository.bigintArray(ids)]) {
+        for row in try connection.preparedQuery(GroupPushStatements.parts, [groupID, SQLArray.bigint(ids.map(\.rawValue))]) {
             let id = try messageID(row, "group_msgid")
             if records.last?.groupMsgID != id {
                 records.append(GroupPushRecord(groupMsgID: id, createdAt: try row.string("pushed_at"), parts: []))

@@ -22,7 +22,7 @@ public struct DeviceRepository: Sendable {
         let rows = try await pool.preparedQuery(DeviceStatements.register, [
             appID, registration.token.hex, registration.environment.rawValue,
             registration.alias != nil, registration.alias ?? "", registration.badge,
-            registration.tags != nil, PostgresArrayLiteral.text(registration.tags ?? []),
+            registration.tags != nil, SQLArray.text(registration.tags ?? []),
         ])
         guard let row = rows.first else { throw PostgresError.protocolViolation("registration returned no row") }
         return try row.string("rid")
@@ -57,8 +57,8 @@ public struct DeviceRepository: Sendable {
                 case .clear:
                     try connection.preparedQuery(DeviceStatements.clearTags, [id])
                 case .change(let add, let remove):
-                    try connection.preparedQuery(DeviceStatements.removeTags, [id, PostgresArrayLiteral.text(remove)])
-                    try connection.preparedQuery(DeviceStatements.addTags, [appID, PostgresArrayLiteral.text(add), id])
+                    try connection.preparedQuery(DeviceStatements.removeTags, [id, SQLArray.text(remove)])
+                    try connection.preparedQuery(DeviceStatements.addTags, [appID, SQLArray.text(add), id])
                     let count = try connection.preparedQuery(DeviceStatements.countTags, [id])
                     let tags = try count.first?.int("n") ?? 0
                     guard tags <= DeviceRegistration.maxTagsPerDevice else {
@@ -78,7 +78,7 @@ public struct DeviceRepository: Sendable {
         if let malformed = rids.first(where: { RegistrationID.uuid($0) == nil }) {
             throw Self.unknownRegistrationID(malformed)
         }
-        let rows = try connection.preparedQuery(DeviceStatements.resolve, [appID, PostgresArrayLiteral.text(rids)])
+        let rows = try connection.preparedQuery(DeviceStatements.resolve, [appID, SQLArray.text(rids)])
         var ids: [String: Int64] = [:]
         for row in rows { ids[try row.string("rid")] = Int64(try row.int("id")) }
         return try rids.map { rid throws(JPushError) in
@@ -98,7 +98,7 @@ public struct DeviceRepository: Sendable {
             // would take ten times as long as the probes themselves.
             let rows = try connection.transaction { connection in
                 try connection.query("SET LOCAL jit = off")
-                return try connection.preparedQuery(DeviceStatements.status, [appID, Self.idArray(resolved.map(\.id))])
+                return try connection.preparedQuery(DeviceStatements.status, [appID, SQLArray.bigint(resolved.map(\.id))])
             }
             var result: [String: (online: Bool, lastSeen: String)] = [:]
             for row in rows { result[try row.string("rid")] = (try row.bool("online"), try row.string("last_seen")) }
@@ -128,11 +128,11 @@ public struct DeviceRepository: Sendable {
                 let add = try Self.resolve(change.add, appID: appID, on: connection)
                 let remove = try Self.resolve(change.remove, appID: appID, on: connection)
                 if !remove.isEmpty {
-                    try connection.preparedQuery(DeviceStatements.untagDevices, [appID, tag, Self.idArray(remove.map(\.id))])
+                    try connection.preparedQuery(DeviceStatements.untagDevices, [appID, tag, SQLArray.bigint(remove.map(\.id))])
                 }
                 guard !add.isEmpty else { return }
-                try connection.preparedQuery(DeviceStatements.tagDevices, [appID, tag, Self.idArray(add.map(\.id))])
-                let full = try connection.preparedQuery(DeviceStatements.overTagged, [appID, Self.idArray(add.map(\.id)), DeviceRegistration.maxTagsPerDevice])
+                try connection.preparedQuery(DeviceStatements.tagDevices, [appID, tag, SQLArray.bigint(add.map(\.id))])
+                let full = try connection.preparedQuery(DeviceStatements.overTagged, [appID, SQLArray.bigint(add.map(\.id)), DeviceRegistration.maxTagsPerDevice])
                 if let row = full.first {
                     throw DeviceFieldError("registration_id \(InputEcho.quoted(try row.string("rid"))) already has \(DeviceRegistration.maxTagsPerDevice) tags")
                 }
@@ -158,7 +158,7 @@ public struct DeviceRepository: Sendable {
         try await pool.withConnection { connection in
             let devices = try Self.resolve(rids, appID: appID, on: connection)
             guard !devices.isEmpty else { return }
-            try connection.preparedQuery(DeviceStatements.removeAlias, [appID, alias, Self.idArray(devices.map(\.id))])
+            try connection.preparedQuery(DeviceStatements.removeAlias, [appID, alias, SQLArray.bigint(devices.map(\.id))])
         }
     }
 
@@ -177,13 +177,9 @@ public struct DeviceRepository: Sendable {
     /// device's new badge (what APNs is sent), keyed by device id. PushCore's `BadgeChange`:
     /// `.set(N)` is `setTo: N`, `.add(N)` is `setTo: nil, adding: N` (clamped to 0...maxBadge).
     public func applyBadge(appID: Int64, deviceIDs: [Int64], setTo value: Int?, adding delta: Int = 0) async throws -> [Int64: Int] {
-        let rows = try await pool.preparedQuery(DeviceStatements.applyBadge, [appID, Self.idArray(deviceIDs), value, delta, Int(DeviceRegistration.maxBadge)])
+        let rows = try await pool.preparedQuery(DeviceStatements.applyBadge, [appID, SQLArray.bigint(deviceIDs), value, delta, Int(DeviceRegistration.maxBadge)])
         var badges: [Int64: Int] = [:]
         for row in rows { badges[Int64(try row.int("id"))] = try row.int("badge") }
         return badges
-    }
-
-    public static func idArray(_ ids: [Int64]) -> String {
-        "{" + ids.map(String.init).joined(separator: ",") + "}"
     }
 }

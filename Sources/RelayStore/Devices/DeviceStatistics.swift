@@ -14,7 +14,7 @@ public enum DeviceStatistics {
     /// Analyzes the device tables that `changed` rows (created or updated) are a tenth of.
     public static func refresh(afterChanging changed: Int, pool: PostgresPool) async throws {
         guard changed > 0 else { return }
-        let stale = try await pool.preparedQuery(DeviceFigureStatements.stale, [changed, PostgresArrayLiteral.text(tables)]).map { try $0.string("relname") }
+        let stale = try await pool.preparedQuery(DeviceFigureStatements.stale, [changed, SQLArray.text(tables)]).map { try $0.string("relname") }
         for table in tables where stale.contains(table) {
             try await pool.query("ANALYZE \(table)", priority: .bulk)
         }

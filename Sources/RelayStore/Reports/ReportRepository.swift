@@ -24,7 +24,7 @@ public struct ReportRepository: Sendable {
             let known = try Self.counters(appID: appID, ids: ids, on: connection)
             var failures: [MessageID: [String: Int]] = [:]
             if !known.isEmpty {
-                for row in try connection.preparedQuery(ReportStatements.failures, [Self.bigintArray(known.map(\.id))]) {
+                for row in try connection.preparedQuery(ReportStatements.failures, [SQLArray.bigint(known.map(\.id.rawValue))]) {
                     guard let id = MessageID(try row.string("message_id")) else { continue }
                     failures[id, default: [:]][try row.string("reason")] = try row.int("count")
                 }
@@ -44,7 +44,7 @@ public struct ReportRepository: Sendable {
             let wellFormed = registrationIDs.filter { RegistrationID.uuid($0) != nil }
             var found: [String: (isDevice: Bool, outcome: String?)] = [:]
             if !wellFormed.isEmpty {
-                let rows = try connection.preparedQuery(ReportStatements.outcomes, [appID, PostgresArrayLiteral.text(wellFormed), messageID.rawValue])
+                let rows = try connection.preparedQuery(ReportStatements.outcomes, [appID, SQLArray.text(wellFormed), messageID.rawValue])
                 for row in rows {
                     found[try row.string("rid")] = (try row.bool("is_device"), row["outcome"])
                 }
@@ -60,15 +60,10 @@ public struct ReportRepository: Sendable {
 
     private static func counters(appID: Int64, ids: [MessageID], on connection: PostgresConnection) throws -> [MessageCounters] {
         var byID: [MessageID: MessageCounters] = [:]
-        for row in try connection.preparedQuery(ReportStatements.counters, [appID, bigintArray(ids)]) {
+        for row in try connection.preparedQuery(ReportStatements.counters, [appID, SQLArray.bigint(ids.map(\.rawValue))]) {
             let counters = try MessageCounters(row: row)
             byID[counters.id] = counters
         }
         return ids.compactMap { byID[$0] }
     }
-
-    public static func bigintArray(_ ids: [MessageID]) -> String {
-        "{" + ids.map(\.description).joined(separator: ",") + "}"
-    }
-
 }

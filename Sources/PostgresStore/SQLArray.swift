@@ -1,20 +1,20 @@
 import Foundation
-import PostgresStore
 
-/// PostgreSQL array literals for parameters (`$1::bigint[]`, `$2::text[]`), so a whole batch
-/// travels as a few parameters of one statement instead of one statement per row.
-enum SQLArray {
-    static func bigint(_ values: [Int64]) -> String {
+/// PostgreSQL array literals for parameters (`$1::bigint[]`, `$2::text[]`), bound as one
+/// text value and cast in SQL, so a whole batch travels as a few parameters of one statement
+/// instead of one statement per row.
+public enum SQLArray {
+    public static func bigint(_ values: [Int64]) -> String {
         "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 
-    static func int(_ values: [Int?]) -> String {
+    public static func int(_ values: [Int?]) -> String {
         "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
     }
 
     /// Text elements quoted and escaped; nil is NULL. Built byte by byte into one buffer:
     /// an outcome write passes a few of these per 500 devices.
-    static func text(_ values: [String?]) -> String {
+    public static func text(_ values: [String?]) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(2 + values.count * 8)
         bytes.append(UInt8(ascii: "{"))
@@ -36,7 +36,7 @@ enum SQLArray {
     }
 
     /// Timestamps in the form `timestamptz[]` reads; nil is NULL.
-    static func timestamps(_ values: [Date?]) -> String {
+    public static func timestamps(_ values: [Date?]) -> String {
         text(values.map { $0?.postgresText })
     }
 }
