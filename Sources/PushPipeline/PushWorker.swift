@@ -32,6 +32,8 @@ public final class PushWorker: HandoffReceiver {
     private let running = Mutex<[Int64: Task<Void, Never>]>([:])
     private let clock: any PipelineClock
     private let metrics: MetricsRegistry
+    /// Where each loop beats, so a hung worker fails `/healthz` (`Liveness`).
+    private let liveness: Liveness?
     /// This worker's scrape-time collector in `metrics`.
     private let collectorKey: String
 
@@ -39,16 +41,19 @@ public final class PushWorker: HandoffReceiver {
     ///   - connectionString: for the LISTEN connection (the pool's database).
     ///   - metrics: where outcomes, APNs answers and the APNs clients' state are counted.
     ///   - clock: the chunks' time (expiry, backoff, the retry budget) and the leasing loops'.
+    ///   - liveness: where the leasing and resolving loops beat.
     public convenience init(pool: PostgresPool, connectionString: String, secretBox: SecretBox, configuration: PipelineConfiguration,
-                            logger: Logger, metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock()) {
+                            logger: Logger, metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock(),
+                            liveness: Liveness? = nil) {
         self.init(pool: pool, connectionString: connectionString, configuration: configuration, logger: logger, metrics: metrics,
-                  clock: clock, makeSender: APNSClientSender.make(configuration: configuration, box: secretBox,
+                  clock: clock, liveness: liveness, makeSender: APNSClientSender.make(configuration: configuration, box: secretBox,
                                                                   logger: logger.with(["component": "worker"])))
     }
 
     /// - Parameter makeSender: builds the client of each app's credential (APNs clients, or fakes in tests).
     init(pool: PostgresPool, connectionString: String, configuration: PipelineConfiguration, logger: Logger,
-         metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock(), makeSender: @escaping SenderCache.MakeSender) {
+         metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock(), liveness: Liveness? = nil,
+         makeSender: @escaping SenderCache.MakeSender) {
         let owner = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let logger = logger.with(["component": "worker"])
         self.pool = pool
@@ -56,6 +61,7 @@ public final class PushWorker: HandoffReceiver {
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
+        self.liveness = liveness
         collectorKey = "apns-clients-\(owner)"
         queue = ChunkQueue(pool: pool, owner: owner, leaseSeconds: configuration.leaseSeconds)
         let chunkMaker = ChunkMaker(chunkSize: configuration.chunkSize)
@@ -111,10 +117,12 @@ public final class PushWorker: HandoffReceiver {
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     private func resolveLoop() async {
+        let name = "worker resolving"
         while !isStopping {
             var pause = configuration.pollInterval
             do {
                 resolving: while !isStopping {
+                    liveness?.beat(name)
                     switch try await resolver.resolveNextSlice() {
                     case .made: broadcastWake.signal()
                     case .busy:
@@ -128,15 +136,19 @@ public final class PushWorker: HandoffReceiver {
             } catch {
                 logger.warning("resolving failed; retrying", ["error": "\(error)"])
             }
+            liveness?.beat(name, nextWithin: pause)
             await resolveWake.wait(timeout: pause)
         }
+        liveness?.end(name)
     }
 
     /// Leases `lane`'s chunks while it has free slots, then waits for `wake` (or the poll
     /// interval). The broadcast loop also takes back, once a second, chunks whose lease ran out.
     private func leaseLoop(_ lane: Lane, wake: WakeSignal) async {
         var lastReclaim = clock.instant - .seconds(60)
+        let name = "worker \(lane.rawValue) leasing"
         while !isStopping {
+            liveness?.beat(name)
             do {
                 if lane == .broadcast && clock.instant - lastReclaim > .seconds(1) {
                     lastReclaim = clock.instant
@@ -149,8 +161,10 @@ public final class PushWorker: HandoffReceiver {
             } catch {
                 logger.warning("leasing failed; retrying", ["lane": lane.rawValue, "error": "\(error)"])
             }
+            liveness?.beat(name, nextWithin: configuration.pollInterval)
             await wake.wait(timeout: configuration.pollInterval)
         }
+        liveness?.end(name)
     }
 
     /// Leases the next chunk of `lane`. A targeted chunk comes with what it needs from the

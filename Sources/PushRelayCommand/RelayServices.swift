@@ -79,9 +79,10 @@ struct PartitionService: Service {
     }
 }
 
-/// The API's HTTP server, already listening: at the shutdown it stops accepting, finishes
-/// the requests in flight and writes their replies.
-struct APIService: Service {
+/// The HTTP server on `PUSHRELAY_LISTEN` (the API, or only health and metrics), already
+/// listening: at the shutdown it stops accepting, finishes the requests in flight and writes
+/// their replies.
+struct ListenerService: Service {
     let server: HTTPServer
 
     func run() async {

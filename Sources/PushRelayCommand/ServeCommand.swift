@@ -91,7 +91,8 @@ enum ServeCommand {
     }
 
     /// Migrates, then makes what the roles run, in start order; they stop in reverse: the
-    /// API stops accepting first, and the database closes last. The API listens already.
+    /// listener stops accepting first, and the database closes last. The listener (the API's,
+    /// or without the API `/healthz`, `/readyz` and `/metrics` only) listens already.
     private static func makeServices(_ role: Roles, environment: RelayEnvironment,
                                      pipeline: PipelineConfiguration) async throws -> [any Service] {
         let logger = environment.logger
@@ -99,8 +100,10 @@ enum ServeCommand {
         if !applied.isEmpty { logger.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
         let secretBox = try environment.secretBox()
         var services: [any Service] = [DatabaseService(environment: environment)]
+        let liveness = Liveness(allowance: .seconds(environment.configuration.loopStallSeconds))
         let worker = role.runsWorker ? PushWorker(pool: environment.pool, connectionString: environment.connectionString,
-                                                  secretBox: secretBox, configuration: pipeline, logger: logger) : nil
+                                                  secretBox: secretBox, configuration: pipeline, logger: logger,
+                                                  liveness: liveness) : nil
         if let worker { services.append(WorkerService(worker: worker)) }
         if role.runsScheduler {
             var configuration = Scheduler.Configuration()
@@ -108,26 +111,32 @@ enum ServeCommand {
             services.append(SchedulerService(scheduler: Scheduler(
                 pool: environment.pool, connectionString: environment.connectionString,
                 messages: MessageStore(pool: environment.pool, chunkSize: pipeline.chunkSize),
-                configuration: configuration, logger: logger)))
+                configuration: configuration, logger: logger, liveness: liveness)))
         }
         // Worker and scheduler nodes keep the deliveries' day partitions (API-only nodes don't).
         if role.runsWorker || role.runsScheduler {
             services.append(PartitionService(partitions: DeliveryPartitions(
                 pool: environment.pool, retentionDays: pipeline.retentionDays, logger: logger)))
         }
-        if role.runsAPI {
-            services.append(APIService(server: try startAPI(environment, pipeline: pipeline, secretBox: secretBox, worker: worker)))
-        }
+        // A process without the API still answers /healthz, /readyz and /metrics.
+        services.append(ListenerService(server: try startListener(
+            environment, role: role, pipeline: pipeline, secretBox: secretBox, worker: worker,
+            liveness: role.runsWorker || role.runsScheduler ? liveness : nil)))
         return services
     }
 
-    /// The API's HTTP server, listening; the API hands targeted chunks to `worker` when there is one.
-    private static func startAPI(_ environment: RelayEnvironment, pipeline: PipelineConfiguration, secretBox: SecretBox,
-                                 worker: PushWorker?) throws -> HTTPServer {
+    /// The HTTP server on `PUSHRELAY_LISTEN`, listening: the API when the roles include it
+    /// (it hands targeted chunks to `worker` when there is one), else only the health and
+    /// metrics routes (`RelayAPI.observerRouter`).
+    private static func startListener(_ environment: RelayEnvironment, role: Roles, pipeline: PipelineConfiguration,
+                                      secretBox: SecretBox, worker: PushWorker?, liveness: Liveness?) throws -> HTTPServer {
         let configuration = environment.configuration
+        // Without the API no admin route is served: no admin token is read or generated.
+        let adminToken = role.runsAPI ? try environment.adminToken() : SecureRandom.hex(24)
         var dependencies = RelayAPIDependencies(
-            pool: environment.pool, secretBox: secretBox, adminToken: try environment.adminToken(),
+            pool: environment.pool, secretBox: secretBox, adminToken: adminToken,
             logger: environment.logger, authCacheTTL: .seconds(configuration.authCacheSeconds))
+        dependencies.liveness = liveness
         dependencies.chunkSize = pipeline.chunkSize
         dependencies.timeZone = configuration.timeZone
         dependencies.worker = worker
@@ -149,7 +158,8 @@ enum ServeCommand {
             serverConfiguration.tls = .init(certificatePath: certificate, keyPath: key)
             dependencies.servesTLS = true
         }
-        let server = HTTPServer(configuration: serverConfiguration, responder: RelayAPI.router(dependencies), logger: environment.logger)
+        let router = role.runsAPI ? RelayAPI.router(dependencies) : RelayAPI.observerRouter(dependencies)
+        let server = HTTPServer(configuration: serverConfiguration, responder: router, logger: environment.logger)
         _ = try server.start()
         return server
     }

@@ -34,6 +34,9 @@ public struct RelayAPIDependencies: Sendable {
     /// The worker of this process (role `all`): a targeted push of one chunk is leased to it
     /// as it is accepted, skipping the NOTIFY and the lease (`MessageStore`).
     public var worker: (any HandoffReceiver)?
+    /// Where the process's worker and scheduler loops beat: a stalled one fails `/healthz`
+    /// and `/readyz`. Nil: the process runs no such loop.
+    public var liveness: Liveness?
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -65,6 +68,17 @@ public enum RelayAPI {
         AdminReportRoutes(context: context).register(in: &router)
         MetricsRoutes(context: context).register(in: &router)
         DashboardRoutes(context: context).register(in: &router)
+        router.observer = HTTPMetrics(registry: dependencies.metrics).observe
+        return router
+    }
+
+    /// What a process without the API (`serve --role worker`, `--role scheduler`) answers on
+    /// its listener: `/healthz`, `/readyz` and `/metrics`, and JPush's 404 for anything else.
+    public static func observerRouter(_ dependencies: RelayAPIDependencies) -> Router {
+        let context = RouteContext(dependencies)
+        var router = Router(rejections: JPushRejection.responder)
+        HealthRoutes(context: context).register(in: &router)
+        MetricsRoutes(context: context).register(in: &router)
         router.observer = HTTPMetrics(registry: dependencies.metrics).observe
         return router
     }

@@ -49,6 +49,9 @@ public struct RelayConfiguration: Sendable, Equatable {
     /// PEM certificate (chain) and key for HTTPS on the API listener; both or neither.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
+    /// How long a pass of a worker or scheduler loop may take beyond its own wait before
+    /// `/healthz` and `/readyz` report the process stalled (`Liveness`).
+    public var loopStallSeconds: Int = 60
 
     public init() {}
 
@@ -84,6 +87,7 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", "failed authentications per minute per client address and app key (or admin token) before 429 (default 60)"),
         ("PUSHRELAY_TRUSTED_PROXIES", "addresses/CIDRs of proxies whose X-Forwarded-For / Forwarded name the client, comma-separated (default: none)"),
         ("PUSHRELAY_METRICS_TOKEN", "bearer token /metrics asks for (at least 16 characters); unset: /metrics answers loopback clients only"),
+        ("PUSHRELAY_LOOP_STALL_SECONDS", "a worker or scheduler loop that has not come round for this long beyond its own wait fails /healthz and /readyz, so the process is restarted (default 60)"),
     ]
 
     public static func parse(_ environment: [String: String]) throws(Error) -> RelayConfiguration {
@@ -166,6 +170,9 @@ public struct RelayConfiguration: Sendable, Equatable {
         configuration.metricsToken = value("PUSHRELAY_METRICS_TOKEN")
         if let token = configuration.metricsToken, token.utf8.count < 16 {
             throw Error(description: "PUSHRELAY_METRICS_TOKEN must be at least 16 characters")
+        }
+        if let raw = value("PUSHRELAY_LOOP_STALL_SECONDS") {
+            configuration.loopStallSeconds = try positive("PUSHRELAY_LOOP_STALL_SECONDS", raw, max: 86_400)
         }
         configuration.tlsCertificatePath = value("PUSHRELAY_TLS_CERT")
         configuration.tlsKeyPath = value("PUSHRELAY_TLS_KEY")

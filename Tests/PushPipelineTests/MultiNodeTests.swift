@@ -28,8 +28,10 @@ import TestSupport
             let tokens = try await relay.insertDevices(app, count: devices, prefix: "e0")
             var workers: [Process] = []
             for _ in 0..<2 {
-                // Workers listen nowhere; the port is only in the environment they share.
-                workers.append(try await RelayProcess.start(arguments: ["serve", "--role", "worker"], environment: environment, base: nil))
+                // Each worker answers /healthz, /readyz and /metrics on a port of its own.
+                var own = environment
+                own["PUSHRELAY_LISTEN"] = "127.0.0.1:\(try TestProcess.freePort())"
+                workers.append(try await RelayProcess.start(arguments: ["serve", "--role", "worker"], environment: own, base: nil))
             }
             processes += workers
 

@@ -3,6 +3,7 @@ import Foundation
 import PostgresStore
 import PushPipeline
 import Testing
+import TestSupport
 
 /// Scheduled pushes end to end: the API writes schedules, schedulers fire them into the
 /// pipeline, the pushes reach the APNs simulator. Fire times are a few seconds ahead, or
@@ -184,6 +185,8 @@ import Testing
         environment["PUSHRELAY_LOG_LEVEL"] = "error"
         environment["PUSHRELAY_DB_POOL_SIZE"] = "4"
         environment["PUSHRELAY_SECRET_KEY"] = String(repeating: "ab", count: 32)
+        // Its /healthz, /readyz and /metrics, on a port of its own.
+        environment["PUSHRELAY_LISTEN"] = "127.0.0.1:\(try TestProcess.freePort())"
         let process = Process()
         process.executableURL = try binary()
         process.arguments = ["serve", "--role", "scheduler"]

@@ -34,14 +34,18 @@ public final class Scheduler: Sendable {
     private let wake = WakeSignal()
     private let listener: NotificationListener
     private let stopping = Atomic<Bool>(false)
+    /// Where the loop beats, so a hung scheduler fails `/healthz` (`Liveness`).
+    private let liveness: Liveness?
     private static let utc = TimeZone(identifier: "UTC")!
 
     /// - Parameters:
     ///   - connectionString: for the LISTEN connection (the pool's database).
     ///   - messages: accepts the pushes, exactly as `POST /v3/push` does.
+    ///   - liveness: where the loop beats.
     public init(pool: PostgresPool, connectionString: String, messages: MessageStore, configuration: Configuration = Configuration(),
-                logger: Logger) {
+                logger: Logger, liveness: Liveness? = nil) {
         self.pool = pool
+        self.liveness = liveness
         self.messages = messages
         self.configuration = configuration
         let logger = logger.with(["component": "scheduler"])
@@ -56,7 +60,9 @@ public final class Scheduler: Sendable {
     public func run() async {
         listener.start()
         logger.info("scheduler started", ["grace_seconds": String(Int(configuration.grace))])
+        let name = "scheduler"
         while !isStopping {
+            liveness?.beat(name)
             let sleep: Duration
             do {
                 sleep = try await fireDue()
@@ -65,8 +71,10 @@ public final class Scheduler: Sendable {
                 sleep = .seconds(1)
             }
             if isStopping { break }
+            liveness?.beat(name, nextWithin: sleep)
             await wake.wait(timeout: sleep)
         }
+        liveness?.end(name)
         await listener.stop()
         logger.info("scheduler stopped")
     }
