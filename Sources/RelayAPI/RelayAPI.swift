@@ -94,6 +94,7 @@ struct RouteContext: Sendable {
     let slowWork: SlowWork
     let messages: MessageStore
     let rateLimiter: RateLimiter
+    let requestCounter: RequestCounter
     let authenticationGate: AuthenticationGate
 
     var logger: Logger { dependencies.logger }
@@ -106,6 +107,7 @@ struct RouteContext: Sendable {
         slowWork = SlowWork()
         messages = MessageStore(pool: dependencies.pool, chunkSize: dependencies.chunkSize, handoffs: dependencies.worker)
         rateLimiter = RateLimiter(settings: dependencies.rateLimits, clock: dependencies.clock)
+        requestCounter = RequestCounter(pool: dependencies.pool, clock: dependencies.clock)
         authenticationGate = AuthenticationGate(limiter: rateLimiter, resolver: ClientAddressResolver(trustedProxies: dependencies.trustedProxies),
                                                 tokenFailureDelay: dependencies.rateLimits.tokenFailureDelay)
         appAuthenticator = AppAuthenticator(pool: dependencies.pool, slowWork: slowWork, cacheTTL: dependencies.authCacheTTL)
@@ -136,14 +138,15 @@ struct RouteContext: Sendable {
     /// presents, or past its failed secrets over every key (unless its credentials were
     /// verified recently), is answered 429/2002 with `Retry-After` before its credentials
     /// are checked.
-    /// An authenticated request counts against its app's limit (429/2002 past it), and its
-    /// response carries the `X-Rate-Limit-*` headers.
+    /// An authenticated request counts against its app's limit, on every node together
+    /// (`RequestCounter`; 429/2002 past it), and its response carries the `X-Rate-Limit-*` headers.
     func appHandler(
         failure: JPushError = .authenticationFailed("authentication failed: Basic app_key:master_secret required"),
         _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedApp) async throws -> HTTPResponse
     ) -> Router.Handler {
         let authenticator = appAuthenticator
-        let limiter = rateLimiter
+        let counter = requestCounter
+        let defaultLimit = dependencies.rateLimits.defaultPerMinute
         let gate = authenticationGate
         let logger = logger
         return { request, parameters in
@@ -153,15 +156,16 @@ struct RouteContext: Sendable {
                 return .tooManyFailures(refused)
             }
             let app: AuthenticatedApp
+            let decision: FixedWindowCounter.Decision
             do {
                 app = try await authenticator.authenticate(credentials, failure: failure)
+                decision = try await counter.take(app.appKey, limit: app.rateLimitPerMinute ?? defaultLimit)
             } catch {
                 if let refused = error as? JPushError, refused == failure {
                     gate.secretFailed(attempt)
                 }
                 return .error(jpushError(for: error, logger: logger.with(["request_id": request.requestID])))
             }
-            let decision = limiter.takeRequest(appKey: app.appKey, limit: app.rateLimitPerMinute)
             var response: HTTPResponse
             if decision.allowed {
                 response = await handler(logger) { request, parameters in

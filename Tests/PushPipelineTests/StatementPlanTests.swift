@@ -17,7 +17,7 @@ import TestSupport
         + ReportStatements.all
         + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
         + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
-        + DeviceListingStatements.all + MessageListingStatements.all + DeviceImportStatements.all
+        + DeviceListingStatements.all + MessageListingStatements.all + DeviceImportStatements.all + RequestCountStatements.all
 
     /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.
@@ -26,6 +26,8 @@ import TestSupport
             "a login sweeps the expired dashboard sessions: a small table (a row per logged-in browser), swept at every login",
         DeviceImportStatements.update.name: "an import's partition reads its staging table whole: the lines it merges",
         DeviceImportStatements.create.name: "an import's partition reads its staging table whole: the lines it merges",
+        RequestCountStatements.sweep.name:
+            "a small table (a row per app or group that called the API), swept once an hour per API node",
     ]
 
     @Test func eachNameGoesWithOneText() {

@@ -1,5 +1,7 @@
 import Foundation
+import Synchronization
 import Testing
+import TestSupport
 @testable import RelayAPI
 
 /// The fixed-window counter, driven by a hand-set clock.
@@ -15,6 +17,14 @@ import Testing
         #expect(counter.take("b", limit: 3, now: start + 59).allowed, "keys are counted apart")
         let next = counter.take("a", limit: 3, now: start + 60)
         #expect(next == .init(allowed: true, limit: 3, remaining: 2, resetSeconds: 60), "a new window starts afresh")
+    }
+
+    @Test func aWindowStartedByAnotherNodesClockStillResetsWithinTheWindow() {
+        let start: Int64 = 1_800_000_000 - 1_800_000_000 % 60
+        let ahead = FixedWindowCounter.decision(count: 3, limit: 2, windowStart: start + 60, windowSeconds: 60, now: start + 59)
+        #expect(ahead == .init(allowed: false, limit: 2, remaining: 0, resetSeconds: 60))
+        let behind = FixedWindowCounter.decision(count: 1, limit: 2, windowStart: start - 60, windowSeconds: 60, now: start + 5)
+        #expect(behind == .init(allowed: true, limit: 2, remaining: 1, resetSeconds: 1))
     }
 
     @Test func checkDoesNotCount() {
@@ -46,6 +56,45 @@ import Testing
 
 /// The limits as clients see them, through the live relay.
 @Suite struct RateLimitAPITests {
+    /// Two API nodes on one database share an app's limit: of concurrent requests spread
+    /// over both, exactly the limit are answered, the rest 429, until the next window.
+    @Test func nodesOnOneDatabaseShareAnAppsLimit() async throws {
+        let limits = RateLimitSettings(defaultPerMinute: 1000, authFailuresPerMinute: 60)
+        // A hand-set clock, 10 s into a window, so no window boundary falls between requests.
+        let now = Mutex(Date(timeIntervalSince1970: TimeInterval(1_800_000_000 - 1_800_000_000 % 60 + 10)))
+        let clock: @Sendable () -> Date = { now.withLock { $0 } }
+        try await RelayHarness.with(rateLimits: limits, tune: { $0.clock = clock }) { first in
+            let second = try await RelayHarness.start(connectionString: first.databaseURL, rateLimits: limits, tune: { $0.clock = clock })
+            try await withStopping(second, stop: { await $0.stop() }) { second in
+                let app = try await first.createApp()
+                #expect(try await second.request("PUT", "/admin/v1/apps/\(app.key)/rate_limit", json: ["per_minute": 10]).status == 200)
+                let replies = try await withThrowingTaskGroup(of: RelayHarness.Reply.self) { group in
+                    for index in 0..<40 {
+                        let node = index % 2 == 0 ? first : second
+                        group.addTask { try await node.request("GET", "/v3/push/cid", auth: .basic(app.key, app.secret)) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let allowed = replies.filter { $0.status == 200 }
+                #expect(allowed.count == 10, "\(replies.map(\.status))")
+                #expect(Set(allowed.compactMap { $0.headers["x-rate-limit-remaining"] }) == Set((0..<10).map(String.init)),
+                        "each allowed request was told its own place in the shared count")
+                #expect(replies.filter { $0.status == 429 }.count == 30)
+                #expect(replies.allSatisfy { $0.status == 200 || ($0.errorCode == 2002 && $0.headers["x-rate-limit-remaining"] == "0") })
+                #expect(replies.allSatisfy { $0.headers["x-rate-limit-limit"] == "10" && $0.headers["x-rate-limit-reset"] == "50" })
+                for node in [first, second] {
+                    #expect(try await node.request("GET", "/v3/push/cid", auth: .basic(app.key, app.secret)).status == 429)
+                }
+                // The next window starts afresh on both nodes.
+                now.withLock { $0 += 60 }
+                let next = try await second.request("GET", "/v3/push/cid", auth: .basic(app.key, app.secret))
+                #expect(next.status == 200 && next.headers["x-rate-limit-remaining"] == "9")
+                let rows = try await first.pool.query("SELECT count(*) AS n FROM request_counts")
+                #expect(try rows[0].int("n") == 1, "one counter row per app, whatever the window")
+            }
+        }
+    }
+
     @Test func everyV3ResponseCarriesTheHeadersAndAppsGetTheirOwnLimit() async throws {
         try await RelayHarness.with(rateLimits: RateLimitSettings(defaultPerMinute: 1000, authFailuresPerMinute: 60)) { relay in
             let app = try await relay.createApp()

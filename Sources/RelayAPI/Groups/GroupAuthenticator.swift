@@ -46,7 +46,8 @@ extension RouteContext {
         _ body: @escaping @Sendable (HTTPRequest, RouteParameters, AuthenticatedGroup) async throws -> HTTPResponse
     ) -> Router.Handler {
         let authenticator = GroupAuthenticator(groups: GroupRepository(pool: dependencies.pool), slowWork: slowWork)
-        let limiter = rateLimiter
+        let counter = requestCounter
+        let defaultLimit = dependencies.rateLimits.defaultPerMinute
         let gate = authenticationGate
         return handler(logger) { request, parameters in
             let credentials = BasicCredentials(authorization: request.headers["authorization"])
@@ -59,7 +60,7 @@ extension RouteContext {
                 gate.secretFailed(attempt)
                 throw refused
             }
-            let decision = limiter.takeRequest(appKey: "group-" + group.groupKey, limit: nil)
+            let decision = try await counter.take("group-" + group.groupKey, limit: defaultLimit)
             var response = decision.allowed ? try await body(request, parameters, group) : .error(RateLimiter.tooManyRequests())
             response.addRateLimitHeaders(decision)
             return response

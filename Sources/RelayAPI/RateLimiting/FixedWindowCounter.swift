@@ -46,7 +46,7 @@ struct FixedWindowCounter: Sendable {
         var entry = counts[slot].flatMap { $0.windowStart == start ? $0 : nil } ?? Window(windowStart: start, count: 0)
         entry.count += 1
         counts[slot] = entry
-        return decision(count: entry.count, allowedWhile: entry.count <= limit, limit: limit, windowStart: start, now: now)
+        return Self.decision(count: entry.count, limit: limit, windowStart: start, windowSeconds: windowSeconds, now: now)
     }
 
     /// Says whether `key` may have another event, without counting one.
@@ -54,16 +54,27 @@ struct FixedWindowCounter: Sendable {
         let start = windowStart(now)
         let slot = counts[key] != nil ? key : (counts.count >= capacity ? Self.overflowKey : key)
         let count = counts[slot].flatMap { $0.windowStart == start ? $0.count : nil } ?? 0
-        return decision(count: count, allowedWhile: count < limit, limit: limit, windowStart: start, now: now)
+        // Checking counts nothing: the next event would be the count + 1st.
+        var decision = Self.decision(count: count + 1, limit: limit, windowStart: start, windowSeconds: windowSeconds, now: now)
+        decision.remaining = max(0, limit - count)
+        return decision
     }
 
     private func windowStart(_ now: Int64) -> Int64 {
+        Self.windowStart(now, windowSeconds: windowSeconds)
+    }
+
+    /// The start of the window holding `now` (seconds since the epoch).
+    static func windowStart(_ now: Int64, windowSeconds: Int64) -> Int64 {
         now - ((now % windowSeconds) + windowSeconds) % windowSeconds
     }
 
-    private func decision(count: Int, allowedWhile allowed: Bool, limit: Int, windowStart: Int64, now: Int64) -> Decision {
-        Decision(allowed: allowed, limit: limit, remaining: max(0, limit - count),
-                 resetSeconds: Int(windowStart + windowSeconds - now))
+    /// What the `count`th event of a window starting at `windowStart` is told at `now`. The
+    /// reset stays within 1 ... `windowSeconds` even for a window another node's clock started
+    /// (`RequestCounter`).
+    static func decision(count: Int, limit: Int, windowStart: Int64, windowSeconds: Int64, now: Int64) -> Decision {
+        Decision(allowed: count <= limit, limit: limit, remaining: max(0, limit - count),
+                 resetSeconds: Int(min(max(windowStart + windowSeconds - now, 1), windowSeconds)))
     }
 
     /// The key itself while there is room; otherwise ended windows are swept first, and a key

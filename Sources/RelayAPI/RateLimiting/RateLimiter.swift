@@ -3,8 +3,9 @@ import HTTPServer
 import RelayCore
 import Synchronization
 
-/// How many `/v3` requests an app may make, and how many failed authentications a client
-/// address may make for one app key (or the admin or metrics token).
+/// How many `/v3` requests an app may make (counted across nodes by `RequestCounter`), and how
+/// many failed authentications a client address may make for one app key (or the admin or
+/// metrics token; counted per node by `RateLimiter`).
 public struct RateLimitSettings: Sendable, Equatable {
     /// Requests per minute per app key for apps without a limit of their own.
     public var defaultPerMinute: Int
@@ -60,11 +61,11 @@ struct AuthenticationAttempt: Sendable, Hashable {
     }
 }
 
-/// The node's rate-limit counters (in memory, per node) behind one lock; the clock is injected.
+/// The node's failed-authentication counters (in memory, per node: they only slow a guesser
+/// down) behind one lock; the clock is injected.
 final class RateLimiter: Sendable {
     private let settings: RateLimitSettings
     private let clock: @Sendable () -> Date
-    private let requests = Mutex(FixedWindowCounter(capacity: 100_000))
     private let authFailures = Mutex(FixedWindowCounter(capacity: 100_000))
     private let secretFailuresByAddress = Mutex(FixedWindowCounter(capacity: 100_000))
 
@@ -74,13 +75,6 @@ final class RateLimiter: Sendable {
     }
 
     private var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
-
-    /// Counts one request of an app against its limit (its own, else the default).
-    func takeRequest(appKey: String, limit: Int?) -> FixedWindowCounter.Decision {
-        let limit = limit ?? settings.defaultPerMinute
-        let now = now
-        return requests.withLock { $0.take(appKey, limit: limit, now: now) }
-    }
 
     /// Whether the attempt's client may still try this minute, and when its window ends.
     func mayAuthenticate(_ attempt: AuthenticationAttempt) -> FixedWindowCounter.Decision {
