@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func eachEnvironmentsCredentialIsShown() {
-        let app = DashboardData.App(
+        let app = DashboardApp(
             key: "0123456789abcdef01234567", name: "Envs", createdAt: "2026-12-01T00:00:00Z",
             sandboxCredential: .init(auth: "token", topic: "com.example.dev", certificateExpiresAt: nil, brokenReason: "InvalidProviderToken"),
             productionCredential: .init(auth: "certificate", topic: "com.example.store",

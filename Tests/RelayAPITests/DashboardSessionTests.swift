@@ -4,6 +4,7 @@ import PostgresStore
 import TestSupport
 import Testing
 @testable import RelayAPI
+@testable import RelayStore
 
 /// Dashboard sessions end at logout on every API node, and with the admin token.
 @Suite struct DashboardSessionTests {

@@ -17,7 +17,7 @@ enum DashboardPages {
     }
 
     struct Overview {
-        var apps: [DashboardData.App]
+        var apps: [DashboardApp]
         var bars: [SVGChart.Bar]
         var failures: [String: Int]
         var messages: [MessageSummary]
@@ -58,7 +58,7 @@ enum DashboardPages {
         return HTML.page(title: "Overview", body: body, csrf: csrf)
     }
 
-    static func app(_ app: DashboardData.App, bars: [SVGChart.Bar], failures: [String: Int], messages: [MessageSummary], now: Date,
+    static func app(_ app: DashboardApp, bars: [SVGChart.Bar], failures: [String: Int], messages: [MessageSummary], now: Date,
                     csrf: String) -> String {
         var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
         body += stat("production devices", app.production) + stat("sandbox devices", app.sandbox)
@@ -194,7 +194,7 @@ enum DashboardPages {
         return card + "</table></div>"
     }
 
-    private static func testPushForm(apps: [DashboardData.App], selected: String?, csrf: String) -> String {
+    private static func testPushForm(apps: [DashboardApp], selected: String?, csrf: String) -> String {
         guard !apps.isEmpty else { return "" }
         var form = "<div class=\"card\"><h2>Send a test push</h2><form method=\"post\" action=\"/dashboard/push\" class=\"row\">"
         form += "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\"><select name=\"app_key\">"

@@ -22,7 +22,8 @@ struct DashboardRoutes: Sendable {
         let gate = context.authenticationGate
         let adminToken = Array(context.dependencies.adminToken.utf8)
         let reports = AdminReportRepository(pool: context.dependencies.pool)
-        let data = DashboardData(pool: context.dependencies.pool, reports: reports)
+        let charts = DashboardCharts(reports: reports)
+        let pool = context.dependencies.pool
         let apps = context.apps
         let messages = context.messages
         let context = context
@@ -45,7 +46,7 @@ struct DashboardRoutes: Sendable {
                 return Self.html(401, DashboardPages.login(error: "That is not the admin token."))
             }
             let session = DashboardSession.issue(now: Date())
-            try await sessions.open(session)
+            try await sessions.open(id: session.id, expiresAt: session.expiresAt)
             var response = Self.redirect("/dashboard")
             let secure = servesTLS || request.headers["x-forwarded-proto"]?.lowercased() == "https" ? "; Secure" : ""
             response.headers.add(name: "Set-Cookie", value: "\(DashboardSession.cookieName)=\(session.cookieValue(key)); Path=/dashboard; "
@@ -54,7 +55,7 @@ struct DashboardRoutes: Sendable {
         })
 
         router.add("POST", "/dashboard/logout", loggedIn(key, changesState: true) { _, _, session in
-            try await sessions.close(session)
+            try await sessions.close(id: session.id)
             var response = Self.redirect("/dashboard/login")
             response.headers.add(name: "Set-Cookie", value: "\(DashboardSession.cookieName)=; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0")
             return response
@@ -62,9 +63,9 @@ struct DashboardRoutes: Sendable {
 
         router.add("GET", "/dashboard", loggedIn(key) { _, _, session in
             let now = Date()
-            async let appRows = data.apps()
-            async let hour = data.lastHour(appKey: nil, now: now)
-            async let failures = data.failuresLastDay(appKey: nil, now: now)
+            async let appRows = DashboardApp.read(pool: pool)
+            async let hour = charts.lastHour(appKey: nil, now: now)
+            async let failures = charts.failuresLastDay(appKey: nil, now: now)
             async let recent = reports.messages(MessageListing(limit: 15), appID: nil)
             let overview = DashboardPages.Overview(apps: try await appRows, bars: try await hour, failures: try await failures,
                                                    messages: try await recent.messages, now: now)
@@ -73,12 +74,12 @@ struct DashboardRoutes: Sendable {
 
         router.add("GET", "/dashboard/apps/{app_key}", loggedIn(key) { _, parameters, session in
             let appKey = parameters["app_key"] ?? ""
-            guard let app = try await data.apps(key: appKey).first else {
+            guard let app = try await DashboardApp.read(key: appKey, pool: pool).first else {
                 return Self.html(404, DashboardPages.error("No app with app key \(appKey).", csrf: session.csrfToken(key)))
             }
             let now = Date()
-            let hour = try await data.lastHour(appKey: appKey, now: now)
-            let failures = try await data.failuresLastDay(appKey: appKey, now: now)
+            let hour = try await charts.lastHour(appKey: appKey, now: now)
+            let failures = try await charts.failuresLastDay(appKey: appKey, now: now)
             let recent = try await reports.messages(MessageListing(appKey: appKey, limit: 25), apps: apps)
             return Self.html(200, DashboardPages.app(app, bars: hour, failures: failures, messages: recent.messages, now: now,
                                                      csrf: session.csrfToken(key)))
@@ -164,7 +165,7 @@ struct DashboardRoutes: Sendable {
     /// The request's session: a cookie with a good MAC, not expired, not logged out.
     static func session(_ request: HTTPRequest, key: DashboardSession.Key, sessions: DashboardSessionStore) async throws -> DashboardSession? {
         guard let session = DashboardSession.cookie(in: request.headers["cookie"]).flatMap({ DashboardSession.verify($0, key: key, now: Date()) }),
-              try await sessions.isOpen(session) else { return nil }
+              try await sessions.isOpen(id: session.id) else { return nil }
         return session
     }
 

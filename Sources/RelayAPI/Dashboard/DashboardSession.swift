@@ -77,3 +77,9 @@ enum HMAC {
         return Digest.sha256(block.map { $0 ^ 0x5c } + inner)
     }
 }
+
+extension DashboardSession {
+    /// The session's row key in `DashboardSessionStore`: the SHA-256 of its nonce, so the
+    /// table alone makes no cookie.
+    var id: String { Self.hex(Digest.sha256(Array("session-id|\(nonce)".utf8))) }
+}

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import PushCore
 import RelayCore
+import RelayStore
 
 /// `POST /v3/grouppush` (Basic `group-<group_key>:<group_secret>`): one push to every app of
 /// the group, recorded under the group_msgid it answers (see `GroupReportRoutes`).

@@ -1,5 +1,4 @@
 import PostgresStore
-import RelayStore
 
 /// The apps as the dashboard's pages show them: each with its APNs credential per
 /// environment and its active devices per environment, by name.

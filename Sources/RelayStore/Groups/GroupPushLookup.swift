@@ -2,39 +2,42 @@ import Foundation
 import PostgresStore
 import PushCore
 import RelayCore
-import RelayStore
 
 /// One recorded group push: per app, the message it became (with its counters) or the
 /// error its push got.
-struct GroupPushRecord: Sendable, Equatable {
-    struct Part: Sendable, Equatable {
-        var appKey: String
-        var result: Result<MessageCounters, JPushError>
+public struct GroupPushRecord: Sendable, Equatable {
+    public struct Part: Sendable, Equatable {
+        public var appKey: String
+        public var result: Result<MessageCounters, JPushError>
     }
 
-    var groupMsgID: MessageID
-    var createdAt: String
-    var parts: [Part]
+    public var groupMsgID: MessageID
+    public var createdAt: String
+    public var parts: [Part]
 
     /// The counters summed over the apps' messages.
-    var target: Int { counters.reduce(0) { $0 + $1.target } }
-    var sent: Int { counters.reduce(0) { $0 + $1.sent } }
+    public var target: Int { counters.reduce(0) { $0 + $1.target } }
+    public var sent: Int { counters.reduce(0) { $0 + $1.sent } }
 
-    var counters: [MessageCounters] { parts.compactMap(\.result.success) }
+    public var counters: [MessageCounters] { parts.compactMap(\.result.success) }
 }
 
 /// Reads recorded group pushes, each scoped to one group: another group's group_msgid (or
 /// one that exists nowhere) matches nothing.
-struct GroupPushLookup: Sendable {
+public struct GroupPushLookup: Sendable {
     let pool: PostgresPool
 
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
     /// The group's pushes among `ids`, newest first; ids not of the group are left out.
-    func pushes(groupID: Int64, ids: [MessageID]) async throws -> [GroupPushRecord] {
+    public func pushes(groupID: Int64, ids: [MessageID]) async throws -> [GroupPushRecord] {
         try await pool.withConnection { try Self.pushes(groupID: groupID, ids: ids, on: $0) }
     }
 
     /// A page of the group's pushes, newest first, and the cursor of the next page (nil on the last).
-    func page(groupID: Int64, before: Int64?, limit: Int) async throws -> (pushes: [GroupPushRecord], next: String?) {
+    public func page(groupID: Int64, before: Int64?, limit: Int) async throws -> (pushes: [GroupPushRecord], next: String?) {
         try await pool.withConnection { connection in
             let ids = try connection.preparedQuery(GroupPushStatements.page, [groupID, before ?? Int64.max, limit + 1])
                 .map { try Self.messageID($0, "group_msgid") }

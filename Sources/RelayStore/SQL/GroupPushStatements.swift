@@ -1,5 +1,4 @@
 import PostgresStore
-import RelayStore
 
 /// Every statement on the `group_pushes` and `group_push_messages` tables, one text each:
 /// a group push recorded in the transaction that accepts its apps' messages, and read back

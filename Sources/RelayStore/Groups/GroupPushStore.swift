@@ -3,7 +3,6 @@ import PostgresStore
 import PushCore
 import PushPipeline
 import RelayCore
-import RelayStore
 
 /// Accepts one `/v3/grouppush` for every app of the group, and records it under its
 /// group_msgid: in one transaction, the group push's row, each app's message and, per app,
@@ -12,19 +11,24 @@ import RelayStore
 /// The messages are accepted as the scheduler accepts an occurrence's push, inside the
 /// caller's transaction, so a group push gives up the local worker's hand-off of a targeted
 /// push: its workers are woken when it commits.
-struct GroupPushStore: Sendable {
+public struct GroupPushStore: Sendable {
     let pool: PostgresPool
     let messages: MessageStore
 
+    public init(pool: PostgresPool, messages: MessageStore) {
+        self.pool = pool
+        self.messages = messages
+    }
+
     /// One app's part of a group push.
-    struct Outcome: Sendable {
-        var appKey: String
-        var result: Result<MessageStore.Accepted, JPushError>
+    public struct Outcome: Sendable {
+        public var appKey: String
+        public var result: Result<MessageStore.Accepted, JPushError>
     }
 
     /// - Returns: the group_msgid and each app's outcome, in the group's app order.
     /// - Throws: a `PostgresError` when the database fails (nothing is then accepted).
-    func accept(_ group: AuthenticatedGroup, request: PushRequest, body: [UInt8]) async throws -> (MessageID, [Outcome]) {
+    public func accept(_ group: AuthenticatedGroup, request: PushRequest, body: [UInt8]) async throws -> (MessageID, [Outcome]) {
         let groupMsgID = messages.nextMessageID()
         let outcomes = try await pool.withConnection { connection in
             try connection.transaction { connection in
