@@ -1,23 +1,6 @@
 import Foundation
 import PostgresStore
 
-/// A chunk a worker holds.
-struct LeasedChunk: Sendable, Equatable {
-    var id: Int64
-    var messageID: Int64
-    var appID: Int64
-    var lane: Lane
-    /// Leases taken so far, this one included; more than one means a re-send.
-    var leases: Int
-    /// Outcome writes of the chunk this holder has seen succeed. The chunk's row counts every
-    /// write that commits: a count higher than this is a write whose success was lost with its
-    /// connection (OutcomeWriter).
-    var writes = 0
-
-    /// A broadcast's database work waits behind API calls and targeted pushes.
-    var priority: PostgresPriority { lane == .broadcast ? .bulk : .normal }
-}
-
 /// The `push_chunks` queue: lease with `FOR UPDATE SKIP LOCKED` and a deadline, release for
 /// a later retry, finish, and take back the chunks of workers that went silent.
 struct ChunkQueue: Sendable {
