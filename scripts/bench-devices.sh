@@ -76,17 +76,8 @@ with open(os.path.join(work, "import.csv"), "w") as csv, open(os.path.join(work,
         nd.write(json.dumps({"platform": "ios", "token": os.urandom(32).hex(), "environment": "sandbox",
                              "alias": "user%d" % (i % 200000), "tags": ["group%d" % (i % 50)]}) + "\n")
 PY
-# CPU seconds (user + system) so far of the given processes: wall time moves with whatever
-# else runs on the machine, CPU time much less.
-postmaster=$(head -n 1 "$("$pgbin/psql" -tA "$url" -c "SHOW data_directory")/postmaster.pid")
-cpu_seconds() {
-  local ticks=0 pid
-  for pid in "$@"; do
-    [ -r "/proc/$pid/stat" ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
-  done
-  python3 -c "print('%.1f' % ($ticks / $(getconf CLK_TCK)))"
-}
-postgres_cpu() { cpu_seconds $(ps -o pid= --ppid "$postmaster"); }
+source scripts/bench/cpu.sh
+postgres_cpu() { postgres_cpu_of "$url"; }
 import_rate() {
   local file=$1 type=$2 start end pg_before relay_before
   pg_before=$(postgres_cpu)

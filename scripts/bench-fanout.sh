@@ -183,6 +183,9 @@ done
 
 # Pushes accepted per second through the API (each one targeted, stored and then sent).
 # wrk counts every answer: only the 200s are accepted pushes.
+# The relay's and PostgreSQL's CPU from before wrk until every push is sent, per push.
+source scripts/bench/cpu.sh
+relay_cpu_before=$(cpu_seconds "$relay_pid") pg_cpu_before=$(postgres_cpu_of "$url")
 AUTH="$small_auth" wrk -t2 -c32 -d10s -s scripts/bench/push.lua "$base/v3/push" >"$work/wrk.txt"
 refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/wrk.txt")
 total=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$work/wrk.txt")
@@ -193,8 +196,14 @@ unsent=$(sql "SELECT count(*) FROM messages WHERE app_id = $small_id AND state <
 drain_start=$(date +%s.%N)
 while [ "$(sql "SELECT count(*) FROM messages WHERE app_id = $small_id AND state <> 'done'")" != 0 ]; do sleep 0.1; done
 drained=$(awk -v a="$drain_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+relay_cpu_after=$(cpu_seconds "$relay_pid") pg_cpu_after=$(postgres_cpu_of "$url")
+# Accepted and sent: every accepted push over wrk's 10 s plus the time the last ones took.
+accepted=$((total - ${refused:-0}))
+delivered_rate=$(awk -v n="$accepted" -v d="$drained" 'BEGIN { printf "%.0f", n / (10 + d) }')
+per_push() { awk -v a="$1" -v b="$2" -v n="$accepted" 'BEGIN { printf "%.0f", (b - a) * 1e6 / n }'; }
+relay_us=$(per_push "$relay_cpu_before" "$relay_cpu_after") pg_us=$(per_push "$pg_cpu_before" "$pg_cpu_after")
 rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status")
-echo "pushes accepted: $accept/s (${refused:-0} refused); unsent when wrk stopped: $unsent (sent within ${drained} s); peak RSS $rss MiB" >&2
+echo "pushes accepted: $accept/s (${refused:-0} refused); unsent when wrk stopped: $unsent (sent within ${drained} s); accepted and sent: $delivered_rate/s; CPU µs per push: relay $relay_us, PostgreSQL $pg_us; peak RSS $rss MiB" >&2
 
 # The worker defaults as the binary states them (`pushrelay help`), so the text cannot go stale.
 default_of() { "$bin" help 2>&1 | sed -n "s/^ *$1 .*(default \(.*\))\$/\1/p"; }
@@ -232,7 +241,9 @@ $(printf '%s\n' "${rows[@]}")
 
 Pushes accepted through the API: **$accept/s**, ${refused:-0} refused (\`wrk -t2 -c32 -d10s -s scripts/bench/push.lua\`,
 \`POST /v3/push\` to one alias, each push stored and then sent by the same process); when wrk
-stopped, **$unsent** of them were not yet sent (all were within $drained s); peak RSS after it: $rss MiB.
+stopped, **$unsent** of them were not yet sent (all were within $drained s): **$delivered_rate/s** accepted and
+sent. CPU per push, from before wrk until the last was sent (/proc): relay **$relay_us µs**, PostgreSQL
+**$pg_us µs**. Peak RSS after it: $rss MiB.
 
 Goals: broadcast ≥ 0.50 of h2load's rate; targeted p99 < 10 ms during a broadcast; RSS < 100 MiB.
 MD
