@@ -77,7 +77,7 @@ public final class APNSSimulator: Sendable {
                 }
                 if let endpoint = configuration.control {
                     let loop = group.next()
-                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates, loop: loop)
+                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates, network: shared.network, loop: loop)
                     do {
                         controlPort = try server.bind(host: endpoint.host, port: endpoint.port)
                     } catch {
@@ -144,5 +144,18 @@ public final class APNSSimulator: Sendable {
         precondition([rates.rate429, rates.rate500, rates.rate503].allSatisfy { (0...1).contains($0) }
             && rates.rate429 + rates.rate500 + rates.rate503 <= 1, "rates out of range")
         shared.rates.set(rates)
+    }
+
+    /// The latency, jitter and bandwidth in force (the configuration's, until changed).
+    public var network: NetworkShape { shared.network.current }
+
+    /// Changes them while running (as `PUT /network` does): answers to requests completed
+    /// from then on are delayed so, and each connection's cap changes with its next bytes.
+    ///
+    /// - Precondition: every value at least 0.
+    public func setNetwork(_ network: NetworkShape) {
+        precondition(network.latencyMilliseconds >= 0 && network.jitterMilliseconds >= 0
+            && network.bandwidthBytesPerSecond >= 0, "network values out of range")
+        shared.network.set(network)
     }
 }

@@ -37,7 +37,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
 
     /// The HTTP/2 + TLS listener.
     public var listen = Endpoint(host: "127.0.0.1", port: 2197)
-    /// The plain-HTTP control endpoint (`/stats`, `/deliveries`, `/reset`, `/rates`); none when `nil`.
+    /// The plain-HTTP control endpoint (`/stats`, `/deliveries`, `/reset`, `/rates`, `/network`);
+    /// none when `nil`.
     public var control: Endpoint?
     /// PEM certificate (chain) and key to serve; when both are `nil` a self-signed P-256
     /// certificate for 127.0.0.1 and localhost is generated at start.
@@ -74,12 +75,22 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
     public var refuseTLSSeconds = 0
     /// Delay before each response, in milliseconds.
     public var latencyMilliseconds = 0
+    /// Each response's delay is the latency ± up to this, uniformly (drawn from `seed`).
+    public var latencyJitterMilliseconds = 0
+    /// Bytes per second each connection may write, and read; 0 for no cap.
+    public var bandwidthBytesPerSecond = 0
     /// Device tokens whose last payload is remembered; the oldest is forgotten beyond this.
     public var maxRecordedTokens = 10_000
     /// Connections open at once; more are closed as soon as they are accepted.
     public var maxConnections = 4096
 
     public init() {}
+
+    /// The latency, jitter and bandwidth the simulator starts with.
+    public var network: NetworkShape {
+        NetworkShape(latencyMilliseconds: latencyMilliseconds, jitterMilliseconds: latencyJitterMilliseconds,
+                     bandwidthBytesPerSecond: bandwidthBytesPerSecond)
+    }
 
     /// Throws when values are out of range or contradict each other.
     public func validate() throws {
@@ -98,6 +109,10 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
         if let resetAfter, resetAfter < 1 { throw APNSSimulatorError("--reset-after must be at least 1") }
         guard refuseTLSSeconds >= 0 else { throw APNSSimulatorError("--refuse-tls-for must not be negative") }
         guard latencyMilliseconds >= 0 else { throw APNSSimulatorError("--latency-ms must not be negative") }
+        guard latencyJitterMilliseconds >= 0 else { throw APNSSimulatorError("--latency-jitter-ms must not be negative") }
+        guard bandwidthBytesPerSecond >= 0 else {
+            throw APNSSimulatorError("--bandwidth-bytes-per-second must not be negative")
+        }
         guard maxRecordedTokens >= 0 else { throw APNSSimulatorError("--max-recorded must not be negative") }
         guard maxConnections >= 1 else { throw APNSSimulatorError("--max-connections must be at least 1") }
     }
@@ -108,7 +123,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
 
           --listen HOST:PORT            HTTP/2+TLS listener (default 127.0.0.1:2197; port 0 = any)
           --control HOST:PORT           plain-HTTP control endpoint: GET /stats, GET /deliveries[?token=],
-                                        POST /reset, GET|PUT /rates (default: none)
+                                        POST /reset, GET|PUT /rates, GET|PUT /network (default: none)
           --cert PATH --key PATH        PEM certificate chain and key (default: a self-signed P-256
                                         certificate for 127.0.0.1 and localhost, made at start)
           --write-cert PATH             write the generated certificate there, for clients to trust
@@ -127,6 +142,11 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
                                         unanswered
           --refuse-tls-for SECONDS      fail every TLS handshake for SECONDS after start
           --latency-ms N                delay every response by N ms
+          --latency-jitter-ms J         each delay is N ± J ms, uniformly (from --seed); answers may
+                                        overtake one another, as on a real network
+          --bandwidth-bytes-per-second B
+                                        cap each connection's HTTP/2 bytes at B per second each way
+                                        (a token bucket; default 0: no cap)
           --max-recorded N              device tokens whose last payload is kept (default 10000)
           --max-connections N           connections open at once; more are closed (default 4096)
 
@@ -192,6 +212,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
             case "--reset-after": configuration.resetAfter = try number(Int.self)
             case "--refuse-tls-for": configuration.refuseTLSSeconds = try number(Int.self)
             case "--latency-ms": configuration.latencyMilliseconds = try number(Int.self)
+            case "--latency-jitter-ms": configuration.latencyJitterMilliseconds = try number(Int.self)
+            case "--bandwidth-bytes-per-second": configuration.bandwidthBytesPerSecond = try number(Int.self)
             case "--max-recorded": configuration.maxRecordedTokens = try number(Int.self)
             case "--max-connections": configuration.maxConnections = try number(Int.self)
             default: throw APNSSimulatorError("unknown flag \(argument)\n\(usage)")

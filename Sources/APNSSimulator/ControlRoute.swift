@@ -10,6 +10,10 @@ public enum ControlRoute: Equatable, Sendable {
     case rates
     /// `PUT /rates` with `{"rate_429":F,"rate_500":F,"rate_503":F}`: changes them while running.
     case setRates
+    /// `GET /network`: latency, jitter and bandwidth in force.
+    case network
+    /// `PUT /network` with `{"latency_ms":N,"latency_jitter_ms":N,"bandwidth_bytes_per_second":N}`.
+    case setNetwork
     /// A known path with the wrong method: 405.
     case methodNotAllowed
     /// Anything else: 404.
@@ -25,7 +29,9 @@ public enum ControlRoute: Equatable, Sendable {
         case ("/reset", "POST"): self = .reset
         case ("/rates", "GET"): self = .rates
         case ("/rates", "PUT"): self = .setRates
-        case ("/stats", _), ("/deliveries", _), ("/reset", _), ("/rates", _): self = .methodNotAllowed
+        case ("/network", "GET"): self = .network
+        case ("/network", "PUT"): self = .setNetwork
+        case ("/stats", _), ("/deliveries", _), ("/reset", _), ("/rates", _), ("/network", _): self = .methodNotAllowed
         default: self = .notFound
         }
     }

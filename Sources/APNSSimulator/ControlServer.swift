@@ -12,13 +12,15 @@ import RelayCore
 final class ControlServer {
     let loop: EventLoop
     private let recorder: SimulatorRecorder
-    private let rates: LiveFailureRates
+    private let rates: LiveSetting<FailureRates>
+    private let network: LiveSetting<NetworkShape>
     private let http: OpaquePointer
     private var boundSocket: OpaquePointer?
 
-    init(recorder: SimulatorRecorder, rates: LiveFailureRates, loop: EventLoop) throws {
+    init(recorder: SimulatorRecorder, rates: LiveSetting<FailureRates>, network: LiveSetting<NetworkShape>, loop: EventLoop) throws {
         self.recorder = recorder
         self.rates = rates
+        self.network = network
         self.loop = loop
         guard let http = evhttp_new(loop.base) else { throw APNSSimulatorError("evhttp_new failed") }
         self.http = http
@@ -92,16 +94,31 @@ extension ControlServer {
             do {
                 new = try FailureRates(json: Self.body(of: request))
             } catch {
-                let message = (error as? APNSSimulatorError)?.description ?? "\(error)"
-                return (400, try Self.encoded(["error": message]))
+                return (400, try Self.refusal(error))
             }
             rates.set(new)
+            return (200, try new.json)
+        case .network:
+            return (200, try network.current.json)
+        case .setNetwork:
+            let new: NetworkShape
+            do {
+                new = try NetworkShape(json: Self.body(of: request))
+            } catch {
+                return (400, try Self.refusal(error))
+            }
+            network.set(new)
             return (200, try new.json)
         case .methodNotAllowed:
             return (405, Array(#"{"error":"method not allowed"}"#.utf8))
         case .notFound:
             return (404, Array(#"{"error":"not found"}"#.utf8))
         }
+    }
+
+    /// `{"error":…}` for a body that was refused.
+    static func refusal(_ error: any Error) throws -> [UInt8] {
+        try encoded(["error": (error as? APNSSimulatorError)?.description ?? "\(error)"])
     }
 
     /// A control answer as compact JSON with sorted keys.

@@ -1,6 +1,5 @@
 import Foundation
 import RelayCore
-import Synchronization
 
 /// The fractions of valid requests answered 429, 500 and 503, as the command line sets
 /// them at start and `PUT /rates` changes them while the simulator runs.
@@ -50,26 +49,5 @@ public struct FailureRates: Sendable, Equatable, Encodable {
     /// `{"rate_429":…,"rate_500":…,"rate_503":…}`; throws only for a rate that is not finite.
     public var json: [UInt8] {
         get throws { try ControlServer.encoded(self) }
-    }
-}
-
-/// The rates every loop draws from, changeable at run time: a loop compares `generation`
-/// (one atomic load per request) and copies the rates only when they changed.
-final class LiveFailureRates: Sendable {
-    private let rates: Mutex<FailureRates>
-    private let changes = Atomic<Int>(0)
-
-    init(_ rates: FailureRates) {
-        self.rates = Mutex(rates)
-    }
-
-    /// Bumped by every `set`.
-    var generation: Int { changes.load(ordering: .acquiring) }
-
-    var current: FailureRates { rates.withLock { $0 } }
-
-    func set(_ new: FailureRates) {
-        rates.withLock { $0 = new }
-        changes.add(1, ordering: .releasing)
     }
 }

@@ -14,14 +14,6 @@ final class SimulatorConnection {
         var responseOffset = 0
     }
 
-    /// A response held back by `latencyMilliseconds`.
-    struct Delayed {
-        var due: UInt64
-        var streamID: Int32
-        var response: APNSResponse
-        var apnsID: String
-    }
-
     /// Stop asking nghttp2 for bytes while this much output is still queued.
     static let outputHighWater = 64 * 1024
 
@@ -35,7 +27,6 @@ final class SimulatorConnection {
     /// Set when `resetAfter` streams have begun: the connection is reset once nghttp2
     /// returns (not inside its callback), and nothing more on it is handled.
     private var resetPending = false
-    private let latencyMilliseconds: Int
     private let maxConcurrentStreams: Int
     private let requiresToken: Bool
     private var session: OpaquePointer?
@@ -46,9 +37,17 @@ final class SimulatorConnection {
     private var tokenCache = ProviderTokenCache()
     private var streamsBegun = 0
     private var streamLimitRaised = false
-    private var delayed: [Delayed] = []
-    private var delayedHead = 0
+    /// Answers held back by the latency, and the timer set for the earliest.
+    private var delayed = DelayedAnswers()
     private var timer: OpaquePointer?
+    /// The bandwidth cap each way (`nil`: none), as of the listener's `networkGeneration`.
+    private var writeBucket: TokenBucket?
+    private var readBucket: TokenBucket?
+    private var bucketGeneration = -1
+    /// Wakes the connection when a bucket has tokens again; `throttleDue` while set.
+    private var throttleTimer: OpaquePointer?
+    private var throttleDue: UInt64?
+    private var readingPaused = false
     /// Set once the session is over: the connection closes when the client does, or when it fires.
     private var lingerTimer: OpaquePointer?
     private(set) var isClosed = false
@@ -59,7 +58,6 @@ final class SimulatorConnection {
         recorder = listener.shared.recorder
         goawayAfter = listener.shared.configuration.goawayAfter
         resetAfter = listener.shared.configuration.resetAfter
-        latencyMilliseconds = listener.shared.configuration.latencyMilliseconds
         maxConcurrentStreams = listener.shared.configuration.maxConcurrentStreams
         requiresToken = listener.shared.verifier.requiresToken
     }
@@ -106,7 +104,21 @@ final class SimulatorConnection {
     func readable() {
         guard let session, !isClosed, let input = bufferevent_get_input(bufferEvent) else { return }
         let length = evbuffer_get_length(input)
-        guard length > 0, let data = evbuffer_pullup(input, -1) else { return }
+        guard length > 0 else { return }
+        if readBucket != nil || bucketGeneration != listener.networkGeneration {
+            let now = DispatchTime.now().uptimeNanoseconds
+            syncBuckets(now: now)
+            let wait = Self.take(&readBucket, 0, now: now)
+            guard wait == 0 else {
+                // The socket is left unread: TCP's own flow control slows the client down.
+                readingPaused = true
+                bufferevent_disable(bufferEvent, Int16(EV_READ))
+                throttle(until: now + wait)
+                return
+            }
+            _ = Self.take(&readBucket, length, now: now)
+        }
+        guard let data = evbuffer_pullup(input, -1) else { return }
         let consumed = nghttp2_session_mem_recv(session, data, length)
         guard consumed >= 0 else {
             listener.shared.logger.debug("closing a connection after an HTTP/2 error", [
@@ -135,7 +147,17 @@ final class SimulatorConnection {
     /// write callback resumes once that drains. Closes when both sides are done.
     func flush() {
         guard let session, !isClosed, let output = bufferevent_get_output(bufferEvent) else { return }
+        let capped = writeBucket != nil || bucketGeneration != listener.networkGeneration
+        let now = capped ? DispatchTime.now().uptimeNanoseconds : 0
+        if capped { syncBuckets(now: now) }
         while evbuffer_get_length(output) < SimulatorConnection.outputHighWater {
+            if capped {
+                let wait = Self.take(&writeBucket, 0, now: now)
+                guard wait == 0 else {
+                    throttle(until: now + wait)
+                    break
+                }
+            }
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 {
@@ -144,6 +166,7 @@ final class SimulatorConnection {
             }
             guard length > 0, let data else { break }
             evbuffer_add(output, data, length)
+            if capped { _ = Self.take(&writeBucket, length, now: now) }
         }
         if evbuffer_get_length(output) == 0, nghttp2_session_want_read(session) == 0,
            nghttp2_session_want_write(session) == 0 {
@@ -174,6 +197,8 @@ final class SimulatorConnection {
         session = nil
         if let timer { event_free(timer) }
         timer = nil
+        if let throttleTimer { event_free(throttleTimer) }
+        throttleTimer = nil
         if let lingerTimer { event_free(lingerTimer) }
         lingerTimer = nil
         streams.removeAll()
@@ -238,14 +263,16 @@ final class SimulatorConnection {
         } else if let reason = decision.response.reason {
             recorder.rejected(reason)
         }
-        let latency = latencyMilliseconds
-        guard latency > 0 else {
+        listener.refreshNetwork()
+        let delay = listener.network.delayNanoseconds(using: &listener.jitterRandom)
+        guard delay > 0 else {
             respond(streamID: streamID, response: decision.response, apnsID: apnsID)
             return
         }
-        let due = DispatchTime.now().uptimeNanoseconds + UInt64(latency) * 1_000_000
-        delayed.append(Delayed(due: due, streamID: streamID, response: decision.response, apnsID: apnsID))
-        if delayed.count - delayedHead == 1 { armTimer(for: due) }
+        let due = DispatchTime.now().uptimeNanoseconds + delay
+        let earliest = delayed.nextDue
+        delayed.insert(.init(due: due, streamID: streamID, response: decision.response, apnsID: apnsID))
+        if earliest.map({ due < $0 }) ?? true { armTimer(for: due) }
     }
 
     func streamClosed(streamID: Int32) {
@@ -288,10 +315,12 @@ final class SimulatorConnection {
         }
     }
 
-    // MARK: latency
+    // MARK: latency and bandwidth
 
-    private func armTimer(for due: UInt64) {
-        if timer == nil { timer = event_new(listener.base, -1, 0, connectionTimer, context) }
+    /// Sets (or moves earlier) a loop timer for `due`: nothing waits on the loop, and any
+    /// number of answers are pending at once.
+    private func arm(_ timer: inout OpaquePointer?, callback: event_callback_fn, for due: UInt64) {
+        if timer == nil { timer = event_new(listener.base, -1, 0, callback, context) }
         guard let timer else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let wait = due > now ? due - now : 0
@@ -299,25 +328,53 @@ final class SimulatorConnection {
         event_add(timer, &interval)
     }
 
-    /// Sends every response whose delay has passed and re-arms for the next one; delays
-    /// are all equal, so the queue is in due order.
+    private func armTimer(for due: UInt64) {
+        arm(&timer, callback: connectionTimer, for: due)
+    }
+
+    /// Sends every response whose delay has passed and re-arms for the next one.
     func timerFired() {
         let now = DispatchTime.now().uptimeNanoseconds
-        while delayedHead < delayed.count, delayed[delayedHead].due <= now {
-            let item = delayed[delayedHead]
-            delayedHead += 1
-            respond(streamID: item.streamID, response: item.response, apnsID: item.apnsID)
+        while let answer = delayed.popDue(now: now) {
+            respond(streamID: answer.streamID, response: answer.response, apnsID: answer.apnsID)
         }
-        if delayedHead == delayed.count {
-            delayed.removeAll(keepingCapacity: true)
-            delayedHead = 0
-        } else {
-            if delayedHead > 1024 {
-                delayed.removeFirst(delayedHead)
-                delayedHead = 0
-            }
-            armTimer(for: delayed[delayedHead].due)
+        if let next = delayed.nextDue { armTimer(for: next) }
+        flush()
+    }
+
+    /// Makes the buckets anew when the control endpoint changed the cap.
+    private func syncBuckets(now: UInt64) {
+        listener.refreshNetwork()
+        guard bucketGeneration != listener.networkGeneration else { return }
+        bucketGeneration = listener.networkGeneration
+        let rate = listener.network.bandwidthBytesPerSecond
+        writeBucket = rate > 0 ? TokenBucket(bytesPerSecond: rate, now: now) : nil
+        readBucket = writeBucket
+    }
+
+    /// Spends `bytes` from the bucket and returns how long until more may pass: 0 now, or
+    /// always without a cap.
+    private static func take(_ bucket: inout TokenBucket?, _ bytes: Int, now: UInt64) -> UInt64 {
+        guard var current = bucket else { return 0 }
+        defer { bucket = current }
+        if bytes > 0 { current.spend(bytes, now: now) }
+        return current.wait(now: now)
+    }
+
+    /// Wakes the connection at `due` to read and write again.
+    private func throttle(until due: UInt64) {
+        if let throttleDue, throttleDue <= due { return }
+        throttleDue = due
+        arm(&throttleTimer, callback: connectionThrottleEnded, for: due)
+    }
+
+    func throttleEnded() {
+        throttleDue = nil
+        if readingPaused, !isClosed {
+            readingPaused = false
+            bufferevent_enable(bufferEvent, Int16(EV_READ))
         }
+        readable()
         flush()
     }
 }
@@ -364,6 +421,11 @@ private func connectionLingerEnded(_: Int32, _: Int16, _ context: UnsafeMutableR
 private func connectionTimer(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
     let owner = connection(context)
     withExtendedLifetime(owner) { owner.timerFired() }
+}
+
+private func connectionThrottleEnded(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    let owner = connection(context)
+    withExtendedLifetime(owner) { owner.throttleEnded() }
 }
 
 private func connectionReadBody(

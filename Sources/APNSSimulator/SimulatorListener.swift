@@ -11,7 +11,9 @@ final class SimulatorShared: Sendable {
     let recorder: SimulatorRecorder
     let logger: Logger
     /// The 429/500/503 rates, which the control endpoint may change while running.
-    let rates: LiveFailureRates
+    let rates: LiveSetting<FailureRates>
+    /// The latency, jitter and bandwidth, which the control endpoint may change too.
+    let network: LiveSetting<NetworkShape>
     /// Uptime (ns) until which TLS handshakes are refused (`refuseTLSSeconds`).
     let refuseTLSUntil: UInt64
 
@@ -24,8 +26,9 @@ final class SimulatorShared: Sendable {
         self.verifier = verifier
         self.recorder = recorder
         self.logger = logger
-        rates = LiveFailureRates(FailureRates(
+        rates = LiveSetting(FailureRates(
             rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503))
+        network = LiveSetting(configuration.network)
         refuseTLSUntil = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.refuseTLSSeconds) * 1_000_000_000
     }
 }
@@ -47,6 +50,11 @@ final class SimulatorListener {
     private var ratesGeneration = 0
     /// Makes the `apns-id` of requests that came without one.
     var idRandom: SplitMix64
+    /// Draws the jitter of each answer's delay (seeded: a test can repeat a run).
+    var jitterRandom: SplitMix64
+    /// `shared.network` as of `networkGeneration`, which connections compare with theirs.
+    private(set) var network: NetworkShape
+    private(set) var networkGeneration = 0
     private var listener: OpaquePointer?
     private var connections: [ObjectIdentifier: SimulatorConnection] = [:]
 
@@ -76,6 +84,16 @@ final class SimulatorListener {
         )
         var system = SystemRandomNumberGenerator()
         self.idRandom = SplitMix64(seed: system.next())
+        self.jitterRandom = SplitMix64(seed: configuration.seed &+ UInt64(index) &+ 0x7177_E800)
+        self.network = configuration.network
+    }
+
+    /// Takes the control endpoint's latest network shape, if it changed.
+    func refreshNetwork() {
+        let generation = shared.network.generation
+        guard generation != networkGeneration else { return }
+        networkGeneration = generation
+        network = shared.network.current
     }
 
     /// Gives the handler the control endpoint's latest rates, if they changed.
