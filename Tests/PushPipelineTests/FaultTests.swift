@@ -17,6 +17,18 @@ import TestSupport
     /// going at each kill point, however fast the relay has become.
     static let killLatency = FaultReport.full ? 2 : 20
 
+    /// APNs as far away as it is from mainland China (issue 26): `make reliability` runs
+    /// every scenario again with each answer this late; `make test` only two of them.
+    static let distance = 150
+
+    /// The kill scenarios' answer times: also at `distance` in `make reliability`.
+    static let killLatencies = FaultReport.full ? [killLatency, distance] : [killLatency]
+
+    /// A scenario's name, marked when APNs is `distance` away.
+    static func named(_ scenario: String, latency: Int) -> String {
+        latency == distance ? "\(scenario), APNs \(distance) ms away" : scenario
+    }
+
     /// Reduced sizes keep in-flight windows well below the audience, so the bound means something.
     static func tuneSmallWindow(_ pipeline: inout PipelineConfiguration) {
         if !FaultReport.full {
@@ -30,11 +42,11 @@ import TestSupport
     /// gets a second copy only if it was in flight at a kill (at most slots × chunk size per
     /// kill), and every copy, the first included, carries the collapse id derived from the
     /// msg_id: the device shows one.
-    @Test func sigkillAtSeededMomentsDuringABroadcast() async throws {
+    @Test(arguments: killLatencies) func sigkillAtSeededMomentsDuringABroadcast(latency: Int) async throws {
         let devices = FaultReport.full ? 100_000 : 6_000
         let kills = FaultReport.full ? 5 : 3
         var random = SeededGenerator(seed: 0x5EED_0008)
-        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = Self.killLatency }, tune: Self.tuneSmallWindow, worker: false)
+        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = latency }, tune: Self.tuneSmallWindow, worker: false)
         let group = ProcessGroup()
         try await cleaningUp(relay, group) {
             let started = ContinuousClock.now
@@ -67,7 +79,7 @@ import TestSupport
             #expect(arrived.duplicates <= killed * window, "\(arrived.duplicates) duplicates; \(killed) kills × window \(window)")
             #expect(arrived.copies.allSatisfy { $0.count <= killed + 1 && $0.collapseID == "pushrelay-\(msgID)" })
             #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id, the first too")
-            FaultReport.record("SIGKILL ×\(killed) mid-broadcast", sent: devices, delivered: arrived.delivered,
+            FaultReport.record(Self.named("SIGKILL ×\(killed) mid-broadcast", latency: latency), sent: devices, delivered: arrived.delivered,
                                duplicates: arrived.duplicates, collapsed: arrived.collapsed, elapsed: ContinuousClock.now - started,
                                notes: "window \(window)/kill; all copies carry the collapse id")
         }
@@ -76,9 +88,9 @@ import TestSupport
     /// Two relay processes on one database; one is killed mid-broadcast. The other takes
     /// back the dead one's chunks when their leases run out and finishes the broadcast; a
     /// device is sent the push by both only if it was in the dead node's flight.
-    @Test func twoNodesOneKilledMidBroadcast() async throws {
+    @Test(arguments: killLatencies) func twoNodesOneKilledMidBroadcast(latency: Int) async throws {
         let devices = FaultReport.full ? 100_000 : 6_000
-        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = Self.killLatency }, tune: Self.tuneSmallWindow, worker: false)
+        let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = latency }, tune: Self.tuneSmallWindow, worker: false)
         let group = ProcessGroup()
         try await cleaningUp(relay, group) {
             let started = ContinuousClock.now
@@ -102,7 +114,7 @@ import TestSupport
             #expect(arrived.duplicates <= window, "\(arrived.duplicates) duplicates; the dead node's window is \(window)")
             #expect(arrived.copies.allSatisfy { $0.count == 2 && $0.collapseID == "pushrelay-\(msgID)" })
             #expect(arrived.collapsed == arrived.duplicates, "every copy of a duplicate carries one collapse id, the first too")
-            FaultReport.record("two nodes, one SIGKILLed", sent: devices, delivered: arrived.delivered,
+            FaultReport.record(Self.named("two nodes, one SIGKILLed", latency: latency), sent: devices, delivered: arrived.delivered,
                                duplicates: arrived.duplicates, collapsed: arrived.collapsed, elapsed: ContinuousClock.now - started,
                                notes: "window \(window)")
         }
@@ -131,6 +143,15 @@ import TestSupport
             }
         }
 
+        /// The scenarios run: each at once, then (but `.latency`, which is the distance
+        /// itself) with APNs `distance` away; in `make test` only a connection reset and a
+        /// 503 share at that distance.
+        static var scenarios: [Misbehaving] {
+            allCases.map { Misbehaving(fault: $0, latency: 0) }
+                + (FaultReport.full ? allCases.filter { $0 != .latency } : [.reset, .unavailable])
+                .map { Misbehaving(fault: $0, latency: FaultTests.distance) }
+        }
+
         /// Most attempts per device a backoff that works needs here (a hot loop makes far more).
         var attemptsPerDevice: Double {
             switch self {
@@ -142,12 +163,26 @@ import TestSupport
         }
     }
 
+    /// One fault, with APNs `latency` ms away (0: at once, or as the fault says).
+    struct Misbehaving: Sendable, CustomTestStringConvertible {
+        let fault: APNSFault
+        let latency: Int
+
+        var testDescription: String { FaultTests.named(fault.rawValue, latency: latency) }
+
+        func configure(_ simulator: inout APNSSimulatorConfiguration) {
+            fault.configure(&simulator)
+            if latency > 0 { simulator.latencyMilliseconds = latency }
+        }
+    }
+
     /// A misbehaving APNs: every deliverable push is delivered, none counted expired, and the
     /// attempts the simulator saw stay near what the failure rate implies (backoff, no hot loop).
-    @Test(arguments: APNSFault.allCases) func apnsMisbehaving(_ fault: APNSFault) async throws {
+    @Test(arguments: APNSFault.scenarios) func apnsMisbehaving(_ scenario: Misbehaving) async throws {
+        let fault = scenario.fault
         let devices = FaultReport.full ? 20_000 : 1_000
         let started = ContinuousClock.now
-        try await PipelineHarness.with(simulate: fault.configure) { relay in
+        try await PipelineHarness.with(simulate: scenario.configure) { relay in
             let app = try await relay.createApp()
             let tokens = try await relay.insertDevices(app, count: devices, prefix: "a1")
             let msgID = try await relay.accepted(app, ["platform": "ios", "audience": "all", "notification": ["alert": fault.rawValue],
@@ -183,7 +218,7 @@ import TestSupport
             default:
                 notes += ", \(stats.rejectedTotal) rejected"
             }
-            FaultReport.record(fault.rawValue, sent: devices, delivered: arrived.delivered, duplicates: arrived.duplicates, collapsed: arrived.collapsed,
+            FaultReport.record(scenario.testDescription, sent: devices, delivered: arrived.delivered, duplicates: arrived.duplicates, collapsed: arrived.collapsed,
                                elapsed: ContinuousClock.now - started, notes: notes)
         }
     }
@@ -193,7 +228,7 @@ import TestSupport
     /// none for 0.5 s, again and again (0.5 s and 0.25 s in `make test`). Every device gets the push exactly once (a
     /// re-send carries the collapse id), nothing is lost or expired, and the attempts per
     /// device stay bounded: backoff, no hot retry loop.
-    @Test func burstsOf429DuringABroadcast() async throws {
+    @Test(arguments: [0] + (FaultReport.full ? [distance] : [])) func burstsOf429DuringABroadcast(latency: Int) async throws {
         let devices = FaultReport.full ? 20_000 : 1_000
         let burstMilliseconds = FaultReport.full ? 1_500 : 500
         let calmMilliseconds = FaultReport.full ? 500 : 250
@@ -203,6 +238,7 @@ import TestSupport
         let controlPort = try TestProcess.freePort()
         try await PipelineHarness.with(simulate: {
             $0.seed = 9
+            $0.latencyMilliseconds = latency
             $0.control = .init(host: "127.0.0.1", port: controlPort)
         }) { relay in
             let app = try await relay.createApp()
@@ -252,7 +288,8 @@ import TestSupport
             #expect(stats.rejectedTotal > 0, "the bursts met the broadcast")
             // 10 is what a 90% storm without pauses costs on average; a hot loop makes far more.
             #expect(perDevice <= 10, "\(stats.streams) attempts for \(devices) devices")
-            FaultReport.record("APNs: 429 bursts (90% for \(burstMilliseconds) ms, 0 for \(calmMilliseconds) ms)", sent: devices,
+            FaultReport.record(Self.named("APNs: 429 bursts (90% for \(burstMilliseconds) ms, 0 for \(calmMilliseconds) ms)", latency: latency),
+                               sent: devices,
                                delivered: arrived.delivered, duplicates: arrived.duplicates, collapsed: arrived.collapsed,
                                elapsed: ContinuousClock.now - started,
                                notes: String(format: "%.2f attempts/device, %d rejected, %d bursts", perDevice,
