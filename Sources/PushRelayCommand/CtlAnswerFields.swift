@@ -15,8 +15,7 @@ enum CtlAnswerFields {
     struct Progress: Decodable {
         struct Details: Decodable {
             struct Notification: Decodable {
-                var target: Int
-                var sent: Int
+                var target, sent: Int
             }
 
             var notification: Notification
@@ -24,10 +23,7 @@ enum CtlAnswerFields {
 
         var details: Details
         var state: String
-        var pending: Int
-        var failed: Int
-        var invalidatedTokens: Int
-        var expired: Int
+        var pending, failed, invalidatedTokens, expired: Int
 
         enum CodingKeys: String, CodingKey {
             case details, state, pending, failed, invalidatedTokens = "invalidated_tokens", expired
@@ -47,10 +43,7 @@ enum CtlAnswerFields {
             var reason: String
         }
 
-        var accepted: Int
-        var rejected: Int
-        var created: Int
-        var updated: Int
+        var accepted, rejected, created, updated: Int
         var rejectedLines: [Rejection]
 
         enum CodingKeys: String, CodingKey {
