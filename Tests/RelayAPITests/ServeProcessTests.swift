@@ -31,7 +31,7 @@ import TestSupport
         // Requests surely in flight when SIGTERM comes: each creates an app, and waits in
         // PostgreSQL for a lock on the apps table this test holds until the shutdown has begun.
         // SHARE mode: inserts wait, the worker's and scheduler's reads of apps do not.
-        let lock = try await AppsLock.take(database, mode: "SHARE")
+        let lock = try await TableLock.take("apps", mode: "SHARE", database: database)
         let pool = lock.pool
         let count = 3
         let requests = Task {
@@ -113,7 +113,7 @@ import TestSupport
         try #require(try await TestProcess.waitUntilReady(process, port: port))
 
         // A request in flight that cannot finish: it waits for a lock this test holds.
-        let lock = try await AppsLock.take(database, mode: "ACCESS EXCLUSIVE")
+        let lock = try await TableLock.take("apps", database: database)
         let pool = lock.pool
         let request = Task {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/admin/v1/apps")!)
@@ -183,43 +183,5 @@ import TestSupport
         environment.merge(extra) { _, new in new }
         process.environment = environment
         return process
-    }
-}
-
-/// A lock on the apps table, held by the test on a connection of its own until `release()`:
-/// a request that writes apps waits in PostgreSQL meanwhile, surely in flight.
-private struct AppsLock {
-    let pool: PostgresPool
-    private let released = DispatchSemaphore(value: 0)
-    private let holder: Task<Void, any Error>
-
-    private init(pool: PostgresPool, mode: String) {
-        self.pool = pool
-        let released = released
-        holder = Task {
-            try await pool.withConnection { connection in
-                try connection.execute("BEGIN; LOCK TABLE apps IN \(mode) MODE")
-                released.wait()
-                try connection.execute("ROLLBACK")
-            }
-        }
-    }
-
-    /// Takes the lock in `mode` and returns once PostgreSQL has granted it.
-    static func take(_ database: String, mode: String) async throws -> AppsLock {
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: database, size: 2),
-                                logger: TestDatabase.quietLogger)
-        let lock = AppsLock(pool: pool, mode: mode)
-        try await ServeProcessTests.poll("the lock") {
-            try await pool.query("SELECT count(*) AS n FROM pg_locks WHERE relation = 'apps'::regclass AND granted")[0].int("n") > 0
-        }
-        return lock
-    }
-
-    /// Ends the lock's transaction and closes the pool.
-    func release() async {
-        released.signal()
-        _ = await holder.result
-        await pool.close()
     }
 }
