@@ -146,7 +146,7 @@ PY
 }
 
 # median VALUES… → their median (values that are not numbers, "-" for none, left out).
-median() { printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { printf '%s\n' "$@" | { grep -E '^[0-9.]+$' || true; } | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # One broadcast to every device of "big", with targeted pushes during it; sets msg, sent,
 # seconds, rate (delivered/s), busy_ids, busy_p50 and busy_p99.
