@@ -13,6 +13,9 @@ import Synchronization
 ///
 /// The connections run on loops of an `EventLoopGroup` (the process's shared one unless
 /// given another): a client adds no thread of its own, however many clients there are.
+/// They open when there is something to send and close after `idleTimeout` without any;
+/// clients sharing `APNSClientResources` share provider tokens, TLS sessions and a bound on
+/// their connections together.
 public final class APNSClient: Sendable {
     private let configuration: APNSClientConfiguration
     private let clock: any APNSClock
@@ -30,10 +33,11 @@ public final class APNSClient: Sendable {
     ///   - logger: for connection events; secrets are never logged.
     ///   - clock: the time for provider tokens, expirations, timeouts and backoff.
     ///   - group: the event loops the connections run on.
+    ///   - resources: what it shares with the process's other clients.
     /// - Throws: on a bad key, certificate, CA file or bound.
     public init(
         configuration: APNSClientConfiguration, logger: Logger, clock: any APNSClock = SystemClock(),
-        group: EventLoopGroup = .shared
+        group: EventLoopGroup = .shared, resources: APNSClientResources = APNSClientResources()
     ) throws {
         for (name, value) in [("maxConnections", configuration.maxConnections), ("maxInFlight", configuration.maxInFlight),
                               ("eventLoopCount", configuration.eventLoopCount), ("maxAttempts", configuration.maxAttempts)]
@@ -46,8 +50,8 @@ public final class APNSClient: Sendable {
         let tls: TLSContext
         switch configuration.authentication {
         case let .token(keyPEM, keyID, teamID):
-            tokens = try ProviderTokenManager(keyPEM: keyPEM, keyID: keyID, teamID: teamID, clock: clock)
-            tls = try TLSContext(caFile: configuration.caFile, clientCertificatePEM: nil, clientKeyPEM: nil)
+            tokens = try resources.tokenManager(keyPEM: keyPEM, keyID: keyID, teamID: teamID, clock: clock)
+            tls = try resources.tokenTLSContext(caFile: configuration.caFile)
         case let .certificate(certificatePEM, keyPEM):
             tokens = nil
             tls = try TLSContext(caFile: configuration.caFile, clientCertificatePEM: certificatePEM, clientKeyPEM: keyPEM)
@@ -64,7 +68,7 @@ public final class APNSClient: Sendable {
             let pool = LoopBound(handingOver: ConnectionPool(
                 loop: loop, configuration: configuration, maxConnections: share, tls: tls, tokens: tokens,
                 clock: clock, logger: logger, counters: counters), to: loop)
-            pool.execute { $0.start() }
+            pool.execute { $0.start(allowance: resources.allowance, member: pool) }
             pools.append(pool)
         }
         self.pools = pools

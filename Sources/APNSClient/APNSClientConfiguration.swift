@@ -40,6 +40,9 @@ public struct APNSClientConfiguration: Sendable {
     /// The first reconnect delay, doubled on each failure in a row (with jitter) up to `maxReconnectDelay`.
     public var reconnectDelay: TimeInterval = 0.1
     public var maxReconnectDelay: TimeInterval = 10
+    /// A connection without a request for this long is closed; the next request opens one
+    /// again (resuming the TLS session). Connections are reused, not churned: keep it minutes.
+    public var idleTimeout: TimeInterval = 300
     /// A connection idle this long is sent a PING; one not answered in `pingTimeout` is closed.
     public var pingInterval: TimeInterval = 60
     public var pingTimeout: TimeInterval = 10

@@ -8,6 +8,10 @@ public struct APNSClientStatistics: Sendable, Hashable {
     /// Requests sent again because their connection died or refused them.
     public var retried = 0
     public var connectionsOpened = 0
+    /// Connections whose TLS handshake resumed an earlier session (of those opened).
+    public var connectionsResumed = 0
+    /// Connections up now (handshake done, not yet closed).
+    public var connectionsOpen = 0
     public var connectionFailures = 0
     /// Streams open now, over all connections: requests on the wire waiting for an answer.
     public var streamsOpen = 0
@@ -26,6 +30,8 @@ final class StatisticsCounters: Sendable {
     let failed = Atomic<Int>(0)
     let retried = Atomic<Int>(0)
     let connectionsOpened = Atomic<Int>(0)
+    let connectionsResumed = Atomic<Int>(0)
+    let connectionsOpen = Atomic<Int>(0)
     let connectionFailures = Atomic<Int>(0)
     let streamsOpen = Atomic<Int>(0)
     let streamsHighWater = Atomic<Int>(0)
@@ -53,6 +59,7 @@ final class StatisticsCounters: Sendable {
             accepted: accepted.load(ordering: .relaxed), rejected: rejected.load(ordering: .relaxed),
             failed: failed.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
             connectionsOpened: connectionsOpened.load(ordering: .relaxed),
+            connectionsResumed: connectionsResumed.load(ordering: .relaxed), connectionsOpen: connectionsOpen.load(ordering: .relaxed),
             connectionFailures: connectionFailures.load(ordering: .relaxed),
             streamsOpen: streamsOpen.load(ordering: .relaxed), streamsHighWater: streamsHighWater.load(ordering: .relaxed),
             inFlight: inFlight, inFlightHighWater: inFlightHighWater)

@@ -49,9 +49,14 @@ final class APNSConnection {
     private(set) var answeredAny = false
     private let openedAt: Double
     private var lastActivity: Double
+    /// Since when it is ready with no open stream (nil while it has some, or is not ready).
+    private(set) var idleSince: Double?
+    /// Whether the TLS handshake resumed an earlier session.
+    private(set) var resumedSession = false
     private var pingSentAt: Double?
     private var receiving = false
     private var closeRequested: String?
+    private var closeIsClean = false
     /// Where `readable` finds the input's chunks.
     private var inputChunks = [iovec](repeating: iovec(), count: 16)
     /// Reused for every request's headers.
@@ -92,7 +97,7 @@ final class APNSConnection {
     ///
     /// - Returns: an error message when the attempt could not even start.
     func connect(base: OpaquePointer, dnsBase: OpaquePointer?, tls: TLSContext, host: String, port: Int) -> String? {
-        guard let ssl = tls.makeSSL(host: host) else { return "cannot create a TLS session" }
+        guard let ssl = tls.makeSSL(host: host, port: port) else { return "cannot create a TLS session" }
         guard let bufferEvent = bufferevent_openssl_socket_new(
             base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
         ) else {
@@ -143,6 +148,7 @@ final class APNSConnection {
             return false
         }
         streams[streamID] = stream
+        idleSince = nil
         pool.streamOpened(connectionStreams: streams.count)
         // Others wait for `flushSubmitted`, to go out with the rest of their batch.
         if request.urgent { flushSubmitted() }
@@ -187,13 +193,21 @@ final class APNSConnection {
     }
 
     /// Closes the connection now and hands every unanswered request back to the pool.
-    func close(_ reason: String) {
+    ///
+    /// - Parameter clean: the pool's own decision (idle, drained, given back, shutdown), not
+    ///   a failure: TLS close_notify goes out first, which keeps the session resumable
+    ///   (OpenSSL marks the session of a connection freed without it as not resumable).
+    func close(_ reason: String, clean: Bool = false) {
         guard state != .closed else { return }
         if receiving {
-            closeRequested = closeRequested ?? reason
+            if closeRequested == nil { (closeRequested, closeIsClean) = (reason, clean) }
             return
         }
         let wasReady = state != .connecting
+        if clean || closeIsClean, wasReady, let bufferEvent, let ssl = bufferevent_openssl_get_ssl(bufferEvent) {
+            SSL_shutdown(ssl)
+            ERR_clear_error()
+        }
         state = .closed
         let unanswered = streams.sorted { $0.key < $1.key }.map(\.value.request)
         streams.removeAll()
@@ -235,7 +249,9 @@ final class APNSConnection {
             return
         }
         state = .ready
+        resumedSession = SSL_session_reused(ssl) == 1
         lastActivity = pool.monotonicSeconds
+        idleSince = lastActivity
         flush()
         pool.connectionReady(self)
     }
@@ -279,7 +295,7 @@ final class APNSConnection {
         } else if let session, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             close("HTTP/2 session ended")
         } else if state == .draining, streams.isEmpty {
-            close("drained")
+            close("drained", clean: true)
         }
     }
 
@@ -386,6 +402,7 @@ final class APNSConnection {
     private func streamClosed(_ streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         pool.streamsEnded(1)
+        if streams.isEmpty { idleSince = pool.monotonicSeconds }
         if stream.status != 0 {
             answeredAny = true
             if streamWindow < peerMaxStreams { streamWindow += 1 }

@@ -34,6 +34,10 @@ final class ConnectionPool {
     /// libevent holds only unretained pointers to the pool: it keeps itself alive from
     /// `start` until its shutdown is done.
     private var keepAlive: ConnectionPool?
+    /// The process's bound on connections, and the pool's id in it (nil: no bound).
+    private var allowance: (shared: ConnectionAllowance, owner: Int)?
+    /// Idle connections last reported to the allowance.
+    private var reportedIdle = 0
 
     init(
         loop: EventLoop, configuration: APNSClientConfiguration, maxConnections: Int, tls: TLSContext,
@@ -50,7 +54,8 @@ final class ConnectionPool {
         state = ConnectionPoolStateMachine(limits: .init(
             maxConnections: maxConnections, maxAttempts: configuration.maxAttempts,
             maxConnectFailures: configuration.maxConnectFailures, queueTimeout: configuration.queueTimeout,
-            reconnect: Backoff(base: .seconds(configuration.reconnectDelay), cap: .seconds(configuration.maxReconnectDelay))))
+            reconnect: Backoff(base: .seconds(configuration.reconnectDelay), cap: .seconds(configuration.maxReconnectDelay)),
+            idleTimeout: configuration.idleTimeout))
     }
 
     /// The pool's clock in seconds, for its connections' timeouts too.
@@ -58,9 +63,17 @@ final class ConnectionPool {
 
     // MARK: libevent
 
-    /// Sets up the pool's events on its loop; the first call there.
-    func start() {
+    /// Sets up the pool's events on its loop and enrolls it in the process's `allowance`; the
+    /// first call there.
+    ///
+    /// - Parameter member: the pool itself, as the allowance reaches it from other threads.
+    func start(allowance shared: ConnectionAllowance?, member: LoopBound<ConnectionPool>) {
         keepAlive = self
+        if let shared {
+            allowance = (shared, shared.join(.init(
+                granted: { member.execute { $0.run($0.state.allowanceGranted()) } },
+                reclaim: { idleOnly in member.execute { $0.run($0.state.reclaim(idleOnly: idleOnly, idleSince: $0.idleSince)) } })))
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         dispatchEvent = event_new(loop.base, -1, 0, { _, _, context in
             Unmanaged<ConnectionPool>.fromOpaque(context!).takeUnretainedValue().dispatch()
@@ -123,7 +136,7 @@ final class ConnectionPool {
         case let .drain(id):
             connection(id)?.drain()
         case let .close(id, reason):
-            connection(id)?.close(reason)
+            connection(id)?.close(reason, clean: true)
         case let .connectFailed(reason, failures, retryIn):
             counters.connectionFailures.add(1, ordering: .relaxed)
             logger.warning("APNs connection failed", [
@@ -133,9 +146,18 @@ final class ConnectionPool {
             logger.info("APNs connection closed", [
                 "connection": String(id), "reason": reason, "unanswered": String(unanswered),
             ])
+        case .requestAllowance:
+            // Without a bound every request is granted at once; else perhaps later, by `granted`.
+            if allowance.map({ $0.shared.request($0.owner) }) ?? true { run(state.allowanceGranted()) }
+        case .releaseAllowance:
+            if let allowance { allowance.shared.release(allowance.owner) }
+        case .reclaimDeclined:
+            if let allowance { allowance.shared.reclaimDeclined(allowance.owner) }
         case .shutDown:
             let done = shutdownDone
             shutdownDone = nil
+            if let allowance { allowance.shared.leave(allowance.owner) }
+            allowance = nil
             freeEvents()
             keepAlive = nil
             done?()
@@ -217,7 +239,18 @@ final class ConnectionPool {
     private func tick() {
         let now = monotonicSeconds
         for connection in connections { connection.tick(now: now, configuration: configuration) }
-        run(state.tick(now: now, wallNow: clock.now))
+        run(state.tick(now: now, wallNow: clock.now, idleSince: idleSince))
+        if let allowance, connections.count(where: { $0.idleSince != nil }) != reportedIdle {
+            reportedIdle = connections.count { $0.idleSince != nil }
+            allowance.shared.reportIdle(allowance.owner, count: reportedIdle)
+        }
+    }
+
+    /// The connections without an open stream, and since when.
+    private var idleSince: [Int: Double] {
+        var idle: [Int: Double] = [:]
+        for connection in connections { if let since = connection.idleSince { idle[connection.id] = since } }
+        return idle
     }
 
     /// Fails what waits, lets open streams be answered, closes every connection, then calls `done`.
@@ -231,6 +264,8 @@ final class ConnectionPool {
 
     func connectionReady(_ connection: APNSConnection) {
         counters.connectionsOpened.add(1, ordering: .relaxed)
+        counters.connectionsOpen.add(1, ordering: .relaxed)
+        if connection.resumedSession { counters.connectionsResumed.add(1, ordering: .relaxed) }
         logger.debug("APNs connection ready", ["connection": String(connection.id)])
         run(state.connectionReady(connection.id))
     }
@@ -279,6 +314,7 @@ final class ConnectionPool {
 
     func connectionClosed(_ connection: APNSConnection, reason: String, unanswered: [PendingRequest], wasReady: Bool) {
         connections.removeAll { $0 === connection }
+        if wasReady { counters.connectionsOpen.subtract(1, ordering: .relaxed) }
         run(state.connectionClosed(connection.id, reason: reason, unanswered: unanswered, wasReady: wasReady,
                                    answeredAny: connection.answeredAny, now: monotonicSeconds, wallNow: clock.now,
                                    random: Double.random(in: 0...1)))

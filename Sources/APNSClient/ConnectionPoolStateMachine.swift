@@ -2,8 +2,9 @@ import Foundation
 import RelayCore
 
 /// The policy of one loop's connection pool: which waiting request goes out, when a
-/// connection opens, how long after a failure, and what becomes of a request whose
-/// connection died.
+/// connection opens (on demand, within the process's allowance) and closes (idle too long,
+/// or given back to another app), how long after a failure, and what becomes of a request
+/// whose connection died.
 ///
 /// Pure: times (`now` in the clock's `monotonicSeconds`, `wallNow` from the injected `APNSClock` for
 /// expirations) and the backoff's random draw come in with each event, and each event
@@ -48,6 +49,13 @@ struct ConnectionPoolStateMachine {
         case connectionClosed(id: Int, reason: String, unanswered: Int)
         /// Every connection is closed after `shutdown`: the pool frees its events and reports done.
         case shutDown
+        /// Asks the process's allowance for one more connection; `allowanceGranted` answers
+        /// (at once, or once another connection of the process has closed).
+        case requestAllowance
+        /// Gives one connection's place in the allowance back (it closed, or a grant came too late).
+        case releaseAllowance
+        /// Asked to give a connection back, it has none to spare.
+        case reclaimDeclined
     }
 
     struct Limits {
@@ -57,6 +65,8 @@ struct ConnectionPoolStateMachine {
         /// How long a request may wait for a usable connection, in seconds.
         var queueTimeout: Double
         var reconnect: Backoff
+        /// A ready connection without an open stream for this long is closed, in seconds.
+        var idleTimeout: Double = 300
     }
 
     private let limits: Limits
@@ -67,6 +77,8 @@ struct ConnectionPoolStateMachine {
     private var connectFailures = 0
     private var nextConnectAt = 0.0
     private var lastConnectError = "no connection yet"
+    /// A `requestAllowance` is unanswered: no other is made until it is.
+    private var awaitingAllowance = false
 
     init(limits: Limits) {
         self.limits = limits
@@ -205,14 +217,14 @@ struct ConnectionPoolStateMachine {
         _ id: Int, reason: String, unanswered: [PendingRequest], wasReady: Bool, answeredAny: Bool,
         now: Double, wallNow: Date, random: Double
     ) -> [Action] {
-        connections[id] = nil
-        var actions: [Action]
+        // Each connection held a place in the process's allowance since `allowanceGranted`.
+        var actions: [Action] = connections.removeValue(forKey: id) == nil ? [] : [.releaseAllowance]
         if !wasReady {
-            actions = connectFailed(reason, now: now, random: random)
+            actions += connectFailed(reason, now: now, random: random)
         } else if !answeredAny && !unanswered.isEmpty {
-            actions = connectFailed("closed before answering anything: \(reason)", now: now, random: random)
+            actions += connectFailed("closed before answering anything: \(reason)", now: now, random: random)
         } else {
-            actions = [.connectionClosed(id: id, reason: reason, unanswered: unanswered.count)]
+            actions.append(.connectionClosed(id: id, reason: reason, unanswered: unanswered.count))
         }
         for request in unanswered.reversed() {
             actions += retryWithoutDispatch(request, because: reason, countsAsAttempt: true, now: now, wallNow: wallNow)
@@ -245,17 +257,49 @@ struct ConnectionPoolStateMachine {
         // A connection still in its handshake, or waiting for the peer's SETTINGS, will soon
         // have room: open one more only when those are all known to be full.
         let coming = live.contains { $0 == .connecting || $0 == .awaitingSettings }
-        guard live.count < limits.maxConnections, !coming else { return [] }
+        guard live.count < limits.maxConnections, !coming, !awaitingAllowance else { return [] }
         guard now >= nextConnectAt else { return [.scheduleDispatchAfter(seconds: nextConnectAt - now)] }
+        awaitingAllowance = true
+        return [.requestAllowance]
+    }
+
+    // MARK: the process's allowance of connections
+
+    /// The allowance granted a connection: it opens if requests still need one, else the
+    /// place goes back.
+    mutating func allowanceGranted() -> [Action] {
+        awaitingAllowance = false
+        let live = connections.values.filter { $0 != .draining }
+        guard phase == .running, !waiting.isEmpty, live.count < limits.maxConnections else { return [.releaseAllowance] }
         lastConnectionID += 1
         connections[lastConnectionID] = .connecting
         return [.connect(id: lastConnectionID)]
     }
 
+    /// The allowance asks for a connection back, for an app with fewer than its share.
+    ///
+    /// - Parameters:
+    ///   - idleOnly: give only a connection without open streams (the asker is not owed
+    ///     one from a busy app); otherwise the newest ready one drains if none is idle.
+    ///   - idleSince: the connections without an open stream, and since when.
+    mutating func reclaim(idleOnly: Bool, idleSince: [Int: Double]) -> [Action] {
+        let ready = connections.filter { $0.value == .ready }.keys.sorted()
+        if let id = ready.first(where: { idleSince[$0] != nil }) {
+            connections[id] = .draining
+            return [.close(id: id, reason: "given back for another app")]
+        }
+        guard !idleOnly, let id = ready.last else { return [.reclaimDeclined] }
+        connections[id] = .draining
+        return [.drain(id: id)]
+    }
+
     // MARK: housekeeping
 
-    /// Fails the requests that waited longer than `queueTimeout` for a connection, or expired.
-    mutating func tick(now: Double, wallNow: Date) -> [Action] {
+    /// Fails the requests that waited longer than `queueTimeout` for a connection, or expired,
+    /// and closes the connections idle for `idleTimeout`.
+    ///
+    /// - Parameter idleSince: the connections without an open stream, and since when.
+    mutating func tick(now: Double, wallNow: Date, idleSince: [Int: Double] = [:]) -> [Action] {
         var expired: [PendingRequest] = []
         var starved: [PendingRequest] = []
         _ = waiting.removeAll { request in
@@ -272,6 +316,12 @@ struct ConnectionPoolStateMachine {
         if !expired.isEmpty { actions.append(.finishAll(expired, .failed(.expired))) }
         if !starved.isEmpty {
             actions.append(.finishAll(starved, .failed(.connectionFailed("no usable connection: \(lastConnectError)"))))
+        }
+        guard phase == .running, waiting.isEmpty else { return actions }
+        for (id, since) in idleSince.sorted(by: { $0.key < $1.key })
+        where connections[id] == .ready && now - since >= limits.idleTimeout {
+            connections[id] = .draining
+            actions.append(.close(id: id, reason: "idle for \(Int(limits.idleTimeout)) s"))
         }
         return actions
     }

@@ -1,14 +1,29 @@
 import CSystem
 import Foundation
+import Synchronization
 
-/// The OpenSSL client context every APNs connection of a client is made from.
+/// The OpenSSL client context APNs connections are made from (with token auth, every
+/// client of the process with the same CA file shares one: `APNSClientResources`).
 ///
 /// TLS 1.2 or later, ALPN `h2`, the peer verified against the system CAs plus an optional
-/// extra CA file, and for certificate auth the client certificate and key.
+/// extra CA file, and for certificate auth the client certificate and key. The last session
+/// ticket of each server is kept and offered by the next connection to it, so a reconnect
+/// (after an idle close) resumes the session instead of a full handshake.
 /// Thread rule: configured once in `init`; afterwards only `SSL_new` reads it, which
-/// OpenSSL allows from any thread.
+/// OpenSSL allows from any thread; the kept sessions are behind a lock.
 final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
+    /// A server's last resumable session, one per `host:port`, alive as long as the context.
+    final class SessionSlot: Sendable {
+        /// `@unchecked`: reached only under the lock; an `SSL_SESSION` is reference counted and
+        /// may be offered by connections on any thread.
+        struct Kept: @unchecked Sendable { var session: OpaquePointer? }
+        let kept = Mutex(Kept())
+        deinit { kept.withLock { if let session = $0.session { SSL_SESSION_free(session) } } }
+    }
+    private let slots = Mutex<[String: SessionSlot]>([:])
+    /// Where a connection's `SSL` points to its server's slot, for the new-session callback.
+    private static let slotIndex = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_SSL, 0, nil, nil, nil, nil)
 
     init(caFile: String?, clientCertificatePEM: String?, clientKeyPEM: String?) throws {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
@@ -22,6 +37,18 @@ final class TLSContext: @unchecked Sendable {
         }
         SSL_CTX_set1_cert_store(context, try TrustStore.shared(caFile: caFile).store)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        // Client-side caching only calls back with each new session; the slots keep them.
+        SSL_CTX_ctrl(context, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE), nil)
+        SSL_CTX_sess_set_new_cb(context) { ssl, session in
+            guard let raw = SSL_get_ex_data(ssl, TLSContext.slotIndex) else { return 0 }
+            let slot = Unmanaged<SessionSlot>.fromOpaque(raw).takeUnretainedValue()
+            let replaced = slot.kept.withLock { kept in
+                defer { kept.session = session }
+                return SessionSlot.Kept(session: kept.session)
+            }
+            if let old = replaced.session { SSL_SESSION_free(old) }
+            return 1  // the slot keeps the reference OpenSSL hands over
+        }
         if let clientCertificatePEM, let clientKeyPEM {
             try useClientCertificate(clientCertificatePEM, key: clientKeyPEM)
         }
@@ -29,9 +56,21 @@ final class TLSContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(context) }
 
-    /// A new `SSL` for `host`: SNI for names, and the peer checked against the name or IP.
-    func makeSSL(host: String) -> OpaquePointer? {
+    /// A new `SSL` for `host`: SNI for names, the peer checked against the name or IP, and
+    /// the server's last session offered for resumption.
+    func makeSSL(host: String, port: Int) -> OpaquePointer? {
         guard let ssl = SSL_new(context) else { return nil }
+        let slot = slots.withLock { slots in
+            if let slot = slots["\(host):\(port)"] { return slot }
+            let slot = SessionSlot()
+            slots["\(host):\(port)"] = slot
+            return slot
+        }
+        SSL_set_ex_data(ssl, TLSContext.slotIndex, Unmanaged.passUnretained(slot).toOpaque())
+        slot.kept.withLock { kept in
+            // SSL_set_session takes a reference of its own.
+            if let session = kept.session, SSL_SESSION_is_resumable(session) == 1 { SSL_set_session(ssl, session) }
+        }
         if TLSContext.isIPAddress(host) {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
         } else {
