@@ -14,6 +14,8 @@ enum APNSClientMetrics {
             gauge(RelayMetrics.apnsStreams, "HTTP/2 streams open to APNs: requests on the wire awaiting an answer.", \.streamsOpen),
             gauge(RelayMetrics.apnsInFlight, "Sends waiting for an APNs answer, queued or on the wire.", \.inFlight),
             gauge(RelayMetrics.apnsConnections, "Connections to APNs opened by the clients alive now.", \.connectionsOpened),
+            gauge(RelayMetrics.apnsConnectionsOpen, "Connections to APNs up now (idle ones close after PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS).",
+                  \.connectionsOpen),
         ]
     }
 }

@@ -34,16 +34,20 @@ struct APNSClientSender: NotificationSender {
 
 extension APNSClientSender {
     /// Builds an APNs client per credential, to the configured endpoints, with the secret
-    /// opened by `box`.
+    /// opened by `box`; the clients share provider tokens, TLS sessions and the bound on
+    /// connections (`apnsMaxConnectionsTotal`).
     static func make(configuration: PipelineConfiguration, box: SecretBox, logger: Logger) -> SenderCache.MakeSender {
-        { credential, environment in
+        let resources = APNSClientResources(maxConnections: configuration.apnsMaxConnectionsTotal)
+        return { credential, environment in
             var clientConfiguration = try APNSClientConfiguration(
                 endpoint: configuration.url(for: environment), authentication: credential.authentication(box: box),
                 caFile: configuration.caFile)
             clientConfiguration.maxConnections = configuration.apnsConnections
             clientConfiguration.maxInFlight = configuration.apnsMaxInFlight
+            clientConfiguration.idleTimeout = configuration.apnsIdleTimeout
             return APNSClientSender(client: try APNSClient(
-                configuration: clientConfiguration, logger: logger.with(["app_key": credential.appKey, "environment": environment])))
+                configuration: clientConfiguration, logger: logger.with(["app_key": credential.appKey, "environment": environment]),
+                resources: resources))
         }
     }
 }

@@ -22,6 +22,19 @@ public struct PipelineConfiguration: Sendable, Equatable {
     /// HTTP/2 connections and requests in flight per (app, environment) APNs client.
     public var apnsConnections: Int
     public var apnsMaxInFlight = 2000
+    /// An app's APNs connection without a request for this long closes, and its client
+    /// (with nothing in flight) is dropped, so an idle app costs no socket and no timer.
+    public var apnsIdleTimeout: TimeInterval = 300
+    /// The most APNs connections the worker holds at once over every app, shared fairly
+    /// when reached (`APNSClientResources`).
+    public var apnsMaxConnectionsTotal = Self.defaultMaxConnectionsTotal
+    /// A fifth of the open-file limit (RLIMIT_NOFILE), at least 16: the API's connections
+    /// take up to three quarters of it (`HTTPServerConfiguration.defaultMaxConnections`).
+    public static var defaultMaxConnectionsTotal: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 2000 }
+        return max(16, Int(clamping: limit.rlim_cur) / 5)
+    }
     /// Days deliveries are kept (their day partitions are then dropped); messages and
     /// their counters are kept.
     public var retentionDays = 30
@@ -55,6 +68,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 1 per 2 cores, 2 to 8)"),
         ("PUSHRELAY_RETENTION_DAYS", "days per-device delivery records are kept; messages and counters stay (default 30)"),
         ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "APNs requests in flight per app and environment (default 2000)"),
+        ("PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS", "an app's APNs connection without a request for this long is closed, and its client dropped (default 300)"),
+        ("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", "APNs connections of a worker over every app, shared fairly among the apps with work when reached (default a fifth of the open-file limit)"),
         ("PUSHRELAY_RETRY_ROUNDS", "retry rounds of one app's chunks a worker starts a second; more wait in the queue, so one app's failures never hold the slots of the others (default 10)"),
     ]
 
@@ -86,6 +101,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
         if let seconds = try number("PUSHRELAY_CHUNK_LEASE_SECONDS", in: 1...3600) { configuration.leaseSeconds = seconds }
         if let count = try number("PUSHRELAY_APNS_CONNECTIONS", in: 1...64) { configuration.apnsConnections = count }
         if let count = try number("PUSHRELAY_APNS_MAX_IN_FLIGHT", in: 1...100_000) { configuration.apnsMaxInFlight = count }
+        if let seconds = try number("PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS", in: 1...86_400) { configuration.apnsIdleTimeout = TimeInterval(seconds) }
+        if let count = try number("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", in: 1...1_000_000) { configuration.apnsMaxConnectionsTotal = count }
         if let days = try number("PUSHRELAY_RETENTION_DAYS", in: 1...3650) { configuration.retentionDays = days }
         if let rounds = try number("PUSHRELAY_RETRY_ROUNDS", in: 1...10_000) { configuration.retryRounds = rounds }
         return configuration

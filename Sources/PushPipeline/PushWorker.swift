@@ -66,7 +66,7 @@ public final class PushWorker: HandoffReceiver {
         queue = ChunkQueue(pool: pool, owner: owner, leaseSeconds: configuration.leaseSeconds)
         let chunkMaker = ChunkMaker(chunkSize: configuration.chunkSize)
         resolver = AudienceResolver(pool: pool, chunkMaker: chunkMaker, sliceSize: configuration.chunkSize * 20)
-        senders = SenderCache(makeSender: makeSender)
+        senders = SenderCache(idleAfter: .seconds(configuration.apnsIdleTimeout), clock: clock, makeSender: makeSender)
         chunkSender = ChunkSender(
             pool: pool, queue: queue, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
             backoff: Backoff(), roundsPerLease: 4,
@@ -152,6 +152,7 @@ public final class PushWorker: HandoffReceiver {
             do {
                 if lane == .broadcast && clock.instant - lastReclaim > .seconds(1) {
                     lastReclaim = clock.instant
+                    senders.evictIdle()
                     if try await queue.reclaimExpired() > 0 {
                         logger.info("took back chunks whose lease ran out")
                         targetedWake.signal()

@@ -20,6 +20,7 @@ public enum RelayMetrics {
     public static let apnsStreams = "pushrelay_apns_streams_open"
     public static let apnsInFlight = "pushrelay_apns_requests_in_flight"
     public static let apnsConnections = "pushrelay_apns_connections_opened"
+    public static let apnsConnectionsOpen = "pushrelay_apns_connections_open"
 
     /// Declares the families recorded as things happen (scrape-time ones come with their
     /// collectors).

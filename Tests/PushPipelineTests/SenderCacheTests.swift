@@ -1,0 +1,120 @@
+import APNSClient
+import Foundation
+@testable import PushPipeline
+import Synchronization
+import Testing
+
+/// `SenderCache` with fake clients and the worker's clock skipped by hand: a client per app
+/// and environment built once, kept while used, dropped after the idle time (never while a
+/// send is under way), built again on the next send, replaced by a new credential's.
+@Suite struct SenderCacheTests {
+    /// Accepts everything; a send waits while `held` until `release`; counts shutdowns.
+    final class FakeClient: NotificationSender {
+        let shutDown = Atomic<Int>(0)
+        private let gate = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func hold() { gate.withLock { $0.held = true } }
+        func release() {
+            let waiting = gate.withLock { gate in
+                gate.held = false
+                defer { gate.waiting = [] }
+                return gate.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+        var waiting: Int { gate.withLock { $0.waiting.count } }
+
+        func send(_ notifications: [APNSNotification], urgent: Bool) async -> [APNSResult] {
+            await withCheckedContinuation { continuation in
+                let held = gate.withLock { gate in
+                    if gate.held { gate.waiting.append(continuation) }
+                    return gate.held
+                }
+                if !held { continuation.resume() }
+            }
+            return notifications.map { _ in .accepted(apnsID: UUID()) }
+        }
+
+        func shutdown() async { shutDown.add(1, ordering: .relaxed) }
+    }
+
+    /// The clients made, in order.
+    final class Factory: Sendable {
+        let made = Mutex<[(version: String, client: FakeClient)]>([])
+        var count: Int { made.withLock { $0.count } }
+        func client(_ index: Int) -> FakeClient { made.withLock { $0[index].client } }
+
+        func make(_ credential: AppCredential, _ environment: String) -> any NotificationSender {
+            let client = FakeClient()
+            made.withLock { $0.append((credential.version, client)) }
+            return client
+        }
+    }
+
+    static func credential(app: Int64 = 1, version: String = "v1") -> AppCredential {
+        AppCredential(appID: app, appKey: "app\(app)", environment: "production", topic: "com.example.app", version: version,
+                      isBroken: false, auth: "token", keyID: "KEY1234567", teamID: "TEAM123456", sealedSecret: [])
+    }
+
+    static let notification = APNSNotification(deviceToken: String(repeating: "ab", count: 32), topic: "com.example.app",
+                                               payload: Array(#"{"aps":{}}"#.utf8))
+
+    @Test func aClientIsBuiltOnceKeptWhileUsedAndDroppedWhenIdle() async throws {
+        let clock = SkippingClock()
+        let factory = Factory()
+        let cache = SenderCache(idleAfter: .seconds(300), clock: clock, makeSender: { factory.make($0, $1) })
+        let sender = try cache.sender(for: Self.credential(), environment: "production")
+        _ = try cache.sender(for: Self.credential(), environment: "production")
+        _ = try cache.sender(for: Self.credential(app: 2), environment: "production")
+        #expect(factory.count == 2, "one per app")
+        _ = await sender.send([Self.notification], urgent: false)
+
+        try await clock.sleep(for: .seconds(299))
+        #expect(cache.evictIdle() == 0)
+        _ = await sender.send([Self.notification], urgent: false)  // used again: the idle time starts over
+        try await clock.sleep(for: .seconds(299))
+        #expect(cache.evictIdle() == 1, "app 2's client, unused for 598 s")
+        try await clock.sleep(for: .seconds(1))
+        #expect(cache.evictIdle() == 1 && cache.count == 0)
+        try await poll(timeout: .seconds(5), "the dropped clients to shut down") {
+            (factory.client(0).shutDown.load(ordering: .relaxed) == 1 && factory.client(1).shutDown.load(ordering: .relaxed) == 1) ? true : nil
+        }
+
+        // The chunk's sender still works: the next send builds the client again.
+        #expect(await sender.send([Self.notification], urgent: false).count == 1)
+        #expect(factory.count == 3 && cache.count == 1)
+    }
+
+    @Test func aClientIsNotDroppedWhileASendIsUnderWay() async throws {
+        let clock = SkippingClock()
+        let factory = Factory()
+        let cache = SenderCache(idleAfter: .seconds(300), clock: clock, makeSender: { factory.make($0, $1) })
+        let sender = try cache.sender(for: Self.credential(), environment: "production")
+        factory.client(0).hold()
+        async let answered = sender.send([Self.notification], urgent: false)
+        try await poll(timeout: .seconds(5), "the send to reach the client") { factory.client(0).waiting == 1 ? true : nil }
+        try await clock.sleep(for: .seconds(3600))
+        #expect(cache.evictIdle() == 0, "in flight for an hour, not idle")
+        factory.client(0).release()
+        #expect(await answered.count == 1)
+        // Idle from the answer on.
+        #expect(cache.evictIdle() == 0)
+        try await clock.sleep(for: .seconds(300))
+        #expect(cache.evictIdle() == 1)
+    }
+
+    @Test func aNewCredentialGetsANewClientAndTheOldOneGoesOnceNothingIsInFlight() async throws {
+        let factory = Factory()
+        let cache = SenderCache(idleAfter: .seconds(300), clock: SkippingClock(), makeSender: { factory.make($0, $1) })
+        let old = try cache.sender(for: Self.credential(version: "v1"), environment: "production")
+        factory.client(0).hold()
+        async let oldAnswered = old.send([Self.notification], urgent: false)
+        try await poll(timeout: .seconds(5), "the old send to reach its client") { factory.client(0).waiting == 1 ? true : nil }
+        let new = try cache.sender(for: Self.credential(version: "v2"), environment: "production")
+        #expect(await new.send([Self.notification], urgent: false).count == 1)
+        #expect(factory.count == 2 && factory.client(0).shutDown.load(ordering: .relaxed) == 0, "the old one still sends")
+        factory.client(0).release()
+        #expect(await oldAnswered.count == 1)
+        #expect(cache.evictIdle() == 1 && cache.count == 1, "replaced and idle: dropped at once")
+    }
+}
