@@ -11,7 +11,7 @@ SWIFT ?= swift
 PACKAGES := libevent-dev libpq-dev libnghttp2-dev libssl-dev postgresql openssl curl tzdata \
 	nghttp2-client nghttp2-server wrk python3 python3-pip chromium pgbouncer
 
-.PHONY: all deps jpush-sdk schemathesis build release run test reliability fuzz bench bench-apns bench-devices bench-fanout clean
+.PHONY: all deps jpush-sdk schemathesis build release run test reliability fuzz bench bench-apns bench-devices bench-fanout bench-tenants clean
 
 all: build
 
@@ -85,6 +85,11 @@ bench-devices: release
 # simulator; targeted latency idle and during them; pushes accepted/s; peak RSS.
 bench-fanout: release
 	scripts/with-test-postgres.sh scripts/bench-fanout.sh
+
+# 10,000 apps on one relay, 1,000 pushing at once beside broadcasts: threads, RSS, APNs
+# connections during and after, targeted p50/p99 (APPS=…, PUSHING=…, BROADCAST_DEVICES=…).
+bench-tenants: release
+	scripts/with-test-postgres.sh scripts/bench-tenants.sh
 
 clean:
 	rm -rf .build

@@ -214,7 +214,13 @@ final class APNSConnection {
         pool.streamsEnded(unanswered.count)
         if let session { nghttp2_session_del(session) }
         session = nil
-        if let bufferEvent { bufferevent_free(bufferEvent) }
+        if let bufferEvent {
+            // libevent closes the socket only at the end of the loop's iteration; shut down now,
+            // so the connection has ended before its place in the allowance goes to another.
+            let fd = bufferevent_getfd(bufferEvent)
+            if fd >= 0 { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            bufferevent_free(bufferEvent)
+        }
         bufferEvent = nil
         // The pool drops its reference here, possibly the last one, while this method runs.
         withExtendedLifetime(self) {

@@ -19,7 +19,9 @@ import Testing
     /// TCP connections to 127.0.0.1:`port` in ESTABLISHED state (/proc/net/tcp): the relay's
     /// side, which leaves that state the moment the relay closes (the simulator's count lags).
     static func established(toPort port: Int) -> Int {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return 0 }
+        // Read to the end: procfs files report a size of 0.
+        guard let data = FileHandle(forReadingAtPath: "/proc/net/tcp")?.readDataToEndOfFile() else { return 0 }
+        let table = String(decoding: data, as: UTF8.self)
         let remote = String(format: "0100007F:%04X", port)
         return table.split(separator: "\n").dropFirst().count { line in
             let fields = line.split(separator: " ")

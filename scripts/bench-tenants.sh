@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# `make bench-tenants`, run through scripts/with-test-postgres.sh: many apps on one relay
+# (issue 24). One `pushrelay serve` (release build, every role) and the APNs simulator
+# (checking every app's JWT); APPS apps created through the admin API, each with a token
+# credential (APPS_PER_KEY apps of one team share a key) and a device with the alias "user".
+# Two phases with the same targeted load, PUSHING apps pushing to their user all at once
+# every INTERVAL s while broadcasts run:
+#   A: one app broadcasts to BROADCASTERS × BROADCAST_DEVICES devices;
+#   B: BROADCASTERS other apps broadcast to BROADCAST_DEVICES devices each, at once.
+# Figures: the relay's threads (most seen) and peak RSS (VmHWM), its APNs connections
+# (ESTABLISHED to the simulator, relay side, from /proc/net/tcp; most seen) during each phase
+# and IDLE_TIMEOUT + 30 s after, every push delivered (the simulator's count against the
+# messages' targets), targeted p50/p99 across apps in each phase; writes "## Many tenants"
+# of docs/benchmarks.md.
+#   APPS=2000 PUSHING=200 BROADCAST_DEVICES=20000 scripts/with-test-postgres.sh scripts/bench-tenants.sh
+set -euo pipefail
+: "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
+cd "$(dirname "$0")/.."
+APPS=${APPS:-10000}
+PUSHING=${PUSHING:-1000}
+BROADCASTERS=${BROADCASTERS:-10}
+BROADCAST_DEVICES=${BROADCAST_DEVICES:-100000}
+APPS_PER_KEY=${APPS_PER_KEY:-10}
+INTERVAL=${INTERVAL:-2}         # seconds between the targeted rounds
+IDLE_TIMEOUT=${IDLE_TIMEOUT:-30} # PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS (default 300: 30 keeps the run short)
+bin=.build/release/pushrelay
+doc=${BENCH_DOC:-docs/benchmarks.md}
+[ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 1; }
+pgbin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
+psql=("$pgbin/psql" -qtAX -v ON_ERROR_STOP=1)
+admin=bench-admin-token-0123456789
+keys=$(( (APPS + APPS_PER_KEY - 1) / APPS_PER_KEY ))
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+wait_for() { for _ in $(seq 1 300); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "timed out: $1" >&2; exit 1; }
+started=$(date +%s)
+elapsed() { echo "$(( $(date +%s) - started )) s"; }
+
+"${psql[@]}" "$PUSHRELAY_TEST_DATABASE_URL" -c "CREATE DATABASE pushrelay_tenants"
+url="$PUSHRELAY_TEST_DATABASE_URL dbname=pushrelay_tenants"
+sql() { "${psql[@]}" "$url" -c "$1"; }
+
+# The team keys, and the simulator checking every app's provider token against its team's
+# key (recording nothing: a million tokens would cost it memory beside the relay's).
+python3 scripts/bench/tenants.py keys "$work/keys" "$keys"
+jwt_keys=()
+for key in "$work"/keys/*.p8; do jwt_keys+=(--jwt-key "$(basename "$key" .p8)=$key"); done
+sim_port=$(free_port)
+"$bin" apns-sim --listen "127.0.0.1:$sim_port" --write-cert "$work/sim.pem" "${jwt_keys[@]}" --max-recorded 0 \
+  --max-connections 20000 >"$work/sim.log" 2>&1 &
+pids+=($!)
+wait_for "exec 3<>/dev/tcp/127.0.0.1/$sim_port"
+
+port=$(free_port)
+base="http://127.0.0.1:$port"
+PUSHRELAY_DATABASE_URL="$url" PUSHRELAY_LISTEN="127.0.0.1:$port" PUSHRELAY_ADMIN_TOKEN=$admin \
+  PUSHRELAY_DATA_DIR="$work/data" PUSHRELAY_LOG_LEVEL=warning PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS=$IDLE_TIMEOUT \
+  PUSHRELAY_APNS_PRODUCTION_URL="https://127.0.0.1:$sim_port" PUSHRELAY_APNS_SANDBOX_URL="https://127.0.0.1:$sim_port" \
+  PUSHRELAY_APNS_CA_FILE="$work/sim.pem" "$bin" serve 2>"$work/serve.log" &
+relay_pid=$!
+pids+=($relay_pid)
+wait_for "curl -sf $base/readyz"
+
+# The apps, then their devices straight into the table: a user per app; the phase A
+# broadcaster (app 0) and the phase B ones (apps 1…BROADCASTERS) get their audiences.
+python3 scripts/bench/tenants.py create "$base" "$admin" "$work/keys" "$APPS" "$APPS_PER_KEY" >"$work/apps.txt"
+echo "$APPS apps created ($(elapsed))" >&2
+mapfile -t app_ids < <(sql "SELECT id FROM apps ORDER BY id")
+sql "INSERT INTO devices (app_id, token, environment, alias) SELECT id, lpad(to_hex(id), 64, 'e'), 'production', 'user' FROM apps"
+big=$((BROADCASTERS * BROADCAST_DEVICES))
+sql "INSERT INTO devices (app_id, token, environment) SELECT ${app_ids[0]}, lpad(to_hex(i), 64, '0'), 'production' FROM generate_series(1, $big) AS i"
+for b in $(seq 1 "$BROADCASTERS"); do
+  sql "INSERT INTO devices (app_id, token, environment) SELECT ${app_ids[$b]}, lpad(to_hex(i), 64, '0'), 'production'
+       FROM generate_series(1, $BROADCAST_DEVICES) AS i"
+done
+sql "VACUUM ANALYZE devices"
+echo "devices inserted ($(elapsed))" >&2
+
+auth_of() { read -r key secret < <(sed -n "$(($1 + 1))p" "$work/apps.txt"); printf 'Basic %s' "$(printf '%s:%s' "$key" "$secret" | base64 -w0)"; }
+broadcast() {  # broadcast APP_INDEX → msg_id
+  curl -sf -X POST "$base/v3/push" -H "Authorization: $(auth_of "$1")" -H 'Content-Type: application/json' \
+    -d '{"platform":"ios","audience":"all","notification":{"alert":"news"}}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["msg_id"])'
+}
+threads() { awk '/^Threads:/ { print $2 }' "/proc/$relay_pid/status"; }
+rss_peak() { awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status"; }
+rss_now() { awk '/^VmRSS:/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status"; }
+# The relay's connections to the simulator: ESTABLISHED (01) with the simulator's port as the remote end.
+connections() { awk -v remote="$(printf '0100007F:%04X' "$sim_port")" '$3 == remote && $4 == "01" { n++ } END { print n + 0 }' /proc/net/tcp; }
+# sample FILE: the most threads and connections seen, every 0.2 s, until the file's "stop" appears.
+sample() {
+  local most_threads=0 most_connections=0 t c
+  while [ ! -e "$1.stop" ]; do
+    t=$(threads); c=$(connections)
+    [ "$t" -gt "$most_threads" ] && most_threads=$t
+    [ "$c" -gt "$most_connections" ] && most_connections=$c
+    echo "$most_threads $most_connections" >"$1"
+    sleep 0.2
+  done
+}
+
+# phase NAME APP_INDEXES… : broadcasts from those apps with the targeted rounds beside them.
+rows=()
+phase() {
+  local name=$1; shift
+  local sampled="$work/sample-$name" msgs=() ids
+  sample "$sampled" & local sampler=$!
+  for index in "$@"; do msgs+=("$(broadcast "$index")"); done
+  ids=$(IFS=,; echo "${msgs[*]}")
+  python3 scripts/bench/tenants.py targeted "$base" "$admin" "$work/apps.txt" 0 "$PUSHING" "$INTERVAL" "$ids" >"$work/targeted-$name.txt"
+  for _ in $(seq 1 6000); do
+    [ "$(sql "SELECT count(*) FROM messages WHERE id IN ($ids) AND state <> 'done'")" = 0 ] &&
+      [ "$(sql "SELECT count(*) FROM messages WHERE id IN ($(paste -sd, "$work/targeted-$name.txt")) AND state <> 'done'")" = 0 ] && break
+    sleep 0.1
+  done
+  touch "$sampled.stop"; wait "$sampler"
+  local targeted; targeted=$(paste -sd, "$work/targeted-$name.txt")
+  local pushes; pushes=$(wc -l <"$work/targeted-$name.txt")
+  # Targeted latency, accepted → APNs answer recorded (the database's clock), of the pushes
+  # accepted before the last broadcast finished.
+  read -r p50 p99 measured <<<"$(sql "SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' ||
+           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' || count(*)
+    FROM (SELECT extract(epoch FROM d.at - m.created_at) * 1000 AS ms
+          FROM messages m JOIN delivery_spans d ON d.message_id = m.id
+          WHERE m.id IN ($targeted) AND m.created_at < (SELECT max(finished_at) FROM messages WHERE id IN ($ids))) t")"
+  read -r target sent failed <<<"$(sql "SELECT sum(target_count), sum(sent_count), sum(failed_count) FROM messages WHERE id IN ($ids,$targeted)" | tr '|' ' ')"
+  read -r seconds <<<"$(sql "SELECT round(extract(epoch FROM max(finished_at) - min(created_at))::numeric, 1) FROM messages WHERE id IN ($ids)")"
+  read -r most_threads most_connections <"$sampled"
+  echo "phase $name: $# broadcasting, $pushes targeted pushes ($measured during the broadcasts): p50 $p50 ms, p99 $p99 ms;" \
+       "broadcasts done in $seconds s; sent $sent of $target, failed $failed; threads ≤ $most_threads, APNs connections ≤ $most_connections ($(elapsed))" >&2
+  rows+=("| $name | $# × $(( big / $# )) | $seconds | $pushes ($measured) | $p50 / **$p99** | $sent / $target ($failed failed) | $most_threads | $most_connections |")
+  delivered_total=$(( ${delivered_total:-0} + sent ))
+  target_total=$(( ${target_total:-0} + target ))
+}
+
+sim_stats() { curl -sf "http://127.0.0.1:$sim_port/stats" 2>/dev/null || true; }
+phase A 0
+phase B $(seq 1 "$BROADCASTERS")
+threads_after_load=$(threads)
+connections_after_load=$(connections)
+rss_peak_load=$(rss_peak)
+echo "after the load: $threads_after_load threads, $connections_after_load APNs connections, peak RSS $rss_peak_load MiB" >&2
+sleep $((IDLE_TIMEOUT + 30))
+connections_idle=$(connections)
+clients_idle=$(curl -sf "$base/metrics" | awk '$1 == "pushrelay_apns_clients" { print $2 }')
+rss_idle=$(rss_now)
+threads_idle=$(threads)
+echo "$((IDLE_TIMEOUT + 30)) s later: $connections_idle APNs connections, $clients_idle clients, RSS $rss_idle MiB, $threads_idle threads" >&2
+lost=$((target_total - delivered_total))
+
+section=$(cat <<MD
+## Many tenants
+
+\`make bench-tenants\` (= \`swift build -c release && scripts/with-test-postgres.sh scripts/bench-tenants.sh\`),
+measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)); other work shares this machine.
+One \`pushrelay serve\` (release build, every role, defaults but \`PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS=$IDLE_TIMEOUT\`
+to keep the run short) sends to \`pushrelay apns-sim\` (one thread, every app's ES256 token checked
+against its team's key) over TLS and HTTP/2 on 127.0.0.1, PostgreSQL 15 in the same box.
+
+- **$APPS apps**, created through the admin API, each with a token credential ($APPS_PER_KEY apps
+  of a team share its key: $keys keys) and a device with the alias \`user\`.
+- **$PUSHING apps push at once**: each sends a push to its user, all together (16 connections),
+  a round every $INTERVAL s while the broadcasts run (\`scripts/bench/tenants.py\`). Latency from
+  accepted (\`messages.created_at\`) to the APNs answer recorded (\`delivery_spans.at\`), of the
+  pushes accepted before the last broadcast finished, across all apps.
+- **Broadcasts**: phase A, one app broadcasts to $big devices; phase B, $BROADCASTERS other
+  apps broadcast to $BROADCAST_DEVICES each at once (the same devices in all). Sized so the run
+  takes a few minutes on 2 cores; the issue's load is $BROADCASTERS × 100,000.
+- **threads**, **connections**: the most seen during the phase, sampled every 0.2 s: the relay's
+  \`Threads\` (/proc/PID/status) and its TCP connections to the simulator in ESTABLISHED state
+  (/proc/net/tcp).
+
+| phase | broadcasting | broadcasts took s | targeted pushes (during) | targeted p50 / p99 ms | sent / target | threads | APNs connections |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+$(printf '%s\n' "${rows[@]}")
+
+- Peak RSS (VmHWM) over the whole run: **$rss_peak_load MiB**; after the load: $threads_after_load threads,
+  $connections_after_load APNs connections.
+- $((IDLE_TIMEOUT + 30)) s after the load (idle timeout $IDLE_TIMEOUT s): **$connections_idle** APNs connections,
+  **$clients_idle** APNs clients alive (\`pushrelay_apns_clients\`), RSS $rss_idle MiB, $threads_idle threads.
+- Delivered: $delivered_total of $target_total notifications; **$lost lost**. Simulator: $(sim_stats).
+
+Goals on 2 cores: threads ≤ 64; RSS < 150 MiB; idle connections closed within the idle
+timeout; nothing lost; the targeted p99 of phase B no worse than phase A's.
+MD
+)
+python3 - "$doc" "$section" <<'PY'
+import os, re, sys
+path, section = sys.argv[1], sys.argv[2].rstrip() + "\n"
+text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+pattern = re.compile(r"^## Many tenants\n.*?(?=^## |\Z)", re.S | re.M)
+text = pattern.sub(lambda _: section + "\n", text, count=1) if pattern.search(text) else text.rstrip() + "\n\n" + section
+open(path, "w").write(text.rstrip() + "\n")
+PY
+echo "written to $doc ($(elapsed))"
