@@ -31,16 +31,7 @@ pgbin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sor
 psql=("$pgbin/psql" -qtAX -v ON_ERROR_STOP=1)
 key_id=BENCHKEY01 team_id=BENCHTEAM1 topic=com.example.bench admin=bench-admin-token-0123456789
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-wait_for() { for _ in $(seq 1 300); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "timed out: $1" >&2; exit 1; }
+. scripts/bench/processes.sh
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 "${psql[@]}" "$PUSHRELAY_TEST_DATABASE_URL" -c "CREATE DATABASE pushrelay_fanout"
@@ -54,7 +45,7 @@ sim_port=$(free_port) sim_control=$(free_port)
 "$bin" apns-sim --listen "127.0.0.1:$sim_port" --control "127.0.0.1:$sim_control" --write-cert "$work/sim.pem" \
   --jwt-key "$key_id=$work/key.p8" --max-recorded 0 >"$work/sim.log" 2>&1 &
 pids+=($!)
-wait_for "exec 3<>/dev/tcp/127.0.0.1/$sim_port"
+wait_for_port "$sim_port"
 
 # The relay: every role in one process, as `make run` starts it.
 port=$(free_port)

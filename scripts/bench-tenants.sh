@@ -31,16 +31,7 @@ psql=("$pgbin/psql" -qtAX -v ON_ERROR_STOP=1)
 admin=bench-admin-token-0123456789
 keys=$(( (APPS + APPS_PER_KEY - 1) / APPS_PER_KEY ))
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-wait_for() { for _ in $(seq 1 300); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "timed out: $1" >&2; exit 1; }
+. scripts/bench/processes.sh
 started=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - started )) s"; }
 
@@ -57,7 +48,7 @@ sim_port=$(free_port)
 "$bin" apns-sim --listen "127.0.0.1:$sim_port" --write-cert "$work/sim.pem" "${jwt_keys[@]}" --max-recorded 0 \
   --max-connections 20000 >"$work/sim.log" 2>&1 &
 pids+=($!)
-wait_for "exec 3<>/dev/tcp/127.0.0.1/$sim_port"
+wait_for_port "$sim_port"
 
 port=$(free_port)
 base="http://127.0.0.1:$port"
