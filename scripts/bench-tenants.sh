@@ -116,8 +116,8 @@ phase() {
   local pushes; pushes=$(wc -l <"$work/targeted-$name.txt")
   # Targeted latency, accepted → APNs answer recorded (the database's clock), of the pushes
   # accepted before the last broadcast finished.
-  read -r p50 p99 measured <<<"$(sql "SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' ||
-           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' || count(*)
+  read -r p50 p99 measured <<<"$(sql "SELECT coalesce(round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1)::text, '-') || ' ' ||
+           coalesce(round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ms))::numeric, 1)::text, '-') || ' ' || count(*)
     FROM (SELECT extract(epoch FROM d.at - m.created_at) * 1000 AS ms
           FROM messages m JOIN delivery_spans d ON d.message_id = m.id
           WHERE m.id IN ($targeted) AND m.created_at < (SELECT max(finished_at) FROM messages WHERE id IN ($ids))) t")"

@@ -12,4 +12,5 @@ trap cleanup EXIT INT TERM
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 # wait_for COMMAND: until it succeeds, at most 30 s.
 wait_for() { for _ in $(seq 1 300); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "timed out: $1" >&2; exit 1; }
-wait_for_port() { wait_for "exec 3<>/dev/tcp/127.0.0.1/$1"; }
+# wait_for_port PORT: until something listens there (the probe connection is a subshell's, closed at once).
+wait_for_port() { wait_for "(exec 3<>/dev/tcp/127.0.0.1/$1)"; }
