@@ -37,7 +37,8 @@ elapsed() { echo "$(( $(date +%s) - started )) s"; }
 
 "${psql[@]}" "$PUSHRELAY_TEST_DATABASE_URL" -c "CREATE DATABASE pushrelay_tenants"
 url="$PUSHRELAY_TEST_DATABASE_URL dbname=pushrelay_tenants"
-sql() { "${psql[@]}" "$url" -c "$1"; }
+# On stdin: a statement naming thousands of msg_ids is longer than one argument may be.
+sql() { "${psql[@]}" "$url" <<<"$1"; }
 
 # The team keys, and the simulator checking every app's provider token against its team's
 # key (recording nothing: a million tokens would cost it memory beside the relay's).
@@ -45,7 +46,9 @@ python3 scripts/bench/tenants.py keys "$work/keys" "$keys"
 jwt_keys=()
 for key in "$work"/keys/*.p8; do jwt_keys+=(--jwt-key "$(basename "$key" .p8)=$key"); done
 sim_port=$(free_port)
-"$bin" apns-sim --listen "127.0.0.1:$sim_port" --write-cert "$work/sim.pem" "${jwt_keys[@]}" --max-recorded 0 \
+control_port=$(free_port)
+"$bin" apns-sim --listen "127.0.0.1:$sim_port" --control "127.0.0.1:$control_port" --write-cert "$work/sim.pem" \
+  "${jwt_keys[@]}" --max-recorded 0 \
   --max-connections 20000 >"$work/sim.log" 2>&1 &
 pids+=($!)
 wait_for_port "$sim_port"
@@ -127,11 +130,23 @@ phase() {
   echo "phase $name: $# broadcasting, $pushes targeted pushes ($measured during the broadcasts): p50 $p50 ms, p99 $p99 ms;" \
        "broadcasts done in $seconds s; sent $sent of $target, failed $failed; threads ≤ $most_threads, APNs connections ≤ $most_connections ($(elapsed))" >&2
   rows+=("| $name | $# × $(( big / $# )) | $seconds | $pushes ($measured) | $p50 / **$p99** | $sent / $target ($failed failed) | $most_threads | $most_connections |")
-  delivered_total=$(( ${delivered_total:-0} + sent ))
-  target_total=$(( ${target_total:-0} + target ))
+  delivered_total=$((delivered_total + sent))
+  target_total=$((target_total + target))
 }
 
-sim_stats() { curl -sf "http://127.0.0.1:$sim_port/stats" 2>/dev/null || true; }
+sim_stats() { curl -sf "http://127.0.0.1:$control_port/stats"; }
+# Cold: every pushing app's first push at once, each opening its app's first APNs connection.
+python3 scripts/bench/tenants.py targeted "$base" "$admin" "$work/apps.txt" 0 "$PUSHING" "$INTERVAL" "" >"$work/cold.txt"
+for _ in $(seq 1 6000); do
+  [ "$(sql "SELECT count(*) FROM messages WHERE id IN ($(paste -sd, "$work/cold.txt")) AND state <> 'done'")" = 0 ] && break
+  sleep 0.1
+done
+read -r cold_p50 cold_p99 cold_sent <<<"$(sql "SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' ||
+    round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ms))::numeric, 1) || ' ' || count(*)
+  FROM (SELECT extract(epoch FROM d.at - m.created_at) * 1000 AS ms FROM messages m JOIN delivery_spans d ON d.message_id = m.id
+        WHERE m.id IN ($(paste -sd, "$work/cold.txt"))) t")"
+delivered_total=$cold_sent target_total=$PUSHING
+echo "cold: $PUSHING apps' first pushes at once: p50 $cold_p50 ms, p99 $cold_p99 ms, $cold_sent delivered, $(connections) APNs connections ($(elapsed))" >&2
 phase A 0
 phase B $(seq 1 "$BROADCASTERS")
 threads_after_load=$(threads)
@@ -157,16 +172,19 @@ against its team's key) over TLS and HTTP/2 on 127.0.0.1, PostgreSQL 15 in the s
 
 - **$APPS apps**, created through the admin API, each with a token credential ($APPS_PER_KEY apps
   of a team share its key: $keys keys) and a device with the alias \`user\`.
-- **$PUSHING apps push at once**: each sends a push to its user, all together (16 connections),
-  a round every $INTERVAL s while the broadcasts run (\`scripts/bench/tenants.py\`). Latency from
+- **$PUSHING apps push at once**: each sends a push to its user, all together (16 connections):
+  first once with nothing running (cold: each app's first APNs connection opens on demand),
+  then a round every $INTERVAL s while the broadcasts run (\`scripts/bench/tenants.py\`). Latency from
   accepted (\`messages.created_at\`) to the APNs answer recorded (\`delivery_spans.at\`), of the
   pushes accepted before the last broadcast finished, across all apps.
 - **Broadcasts**: phase A, one app broadcasts to $big devices; phase B, $BROADCASTERS other
   apps broadcast to $BROADCAST_DEVICES each at once (the same devices in all). Sized so the run
-  takes a few minutes on 2 cores; the issue's load is $BROADCASTERS × 100,000.
+  takes a few minutes on 2 cores; the issue's load is 10 apps × 100,000 devices.
 - **threads**, **connections**: the most seen during the phase, sampled every 0.2 s: the relay's
   \`Threads\` (/proc/PID/status) and its TCP connections to the simulator in ESTABLISHED state
   (/proc/net/tcp).
+
+Cold, the $PUSHING apps' first pushes at once: p50 **$cold_p50 ms**, p99 **$cold_p99 ms** ($cold_sent delivered).
 
 | phase | broadcasting | broadcasts took s | targeted pushes (during) | targeted p50 / p99 ms | sent / target | threads | APNs connections |
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |

@@ -8,7 +8,9 @@ cleanup() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+# A signal ends the script (its EXIT trap then cleans up) instead of resuming it.
+trap cleanup EXIT
+trap 'exit 143' INT TERM
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 # wait_for COMMAND: until it succeeds, at most 30 s.
 wait_for() { for _ in $(seq 1 300); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "timed out: $1" >&2; exit 1; }

@@ -10,7 +10,7 @@
   tenants.py targeted BASE ADMIN APPS_FILE FIRST COUNT INTERVAL BROADCAST_IDS
       Apps FIRST..FIRST+COUNT-1 of APPS_FILE push to their alias "user" all at once (16
       connections), a round every INTERVAL s, until every broadcast (comma-separated msg_ids)
-      is done. Prints each accepted msg_id.
+      is done (one round when there is none). Prints each accepted msg_id.
 """
 import base64, concurrent.futures, http.client, json, os, sys, threading, time, urllib.parse
 
@@ -105,6 +105,6 @@ if __name__ == "__main__":
     elif command == "create":
         create(args[0], args[1], args[2], int(args[3]), int(args[4]))
     elif command == "targeted":
-        targeted(args[0], args[1], args[2], int(args[3]), int(args[4]), float(args[5]), args[6].split(","))
+        targeted(args[0], args[1], args[2], int(args[3]), int(args[4]), float(args[5]), [msg for msg in args[6].split(",") if msg])
     else:
         sys.exit(__doc__)
