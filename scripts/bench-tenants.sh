@@ -33,6 +33,7 @@ keys=$(( (APPS + APPS_PER_KEY - 1) / APPS_PER_KEY ))
 
 . scripts/bench/processes.sh
 started=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed() { echo "$(( $(date +%s) - started )) s"; }
 
 "${psql[@]}" "$PUSHRELAY_TEST_DATABASE_URL" -c "CREATE DATABASE pushrelay_tenants"
@@ -149,6 +150,7 @@ delivered_total=$cold_sent target_total=$PUSHING
 echo "cold: $PUSHING apps' first pushes at once: p50 $cold_p50 ms, p99 $cold_p99 ms, $cold_sent delivered, $(connections) APNs connections ($(elapsed))" >&2
 phase A 0
 phase B $(seq 1 "$BROADCASTERS")
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 threads_after_load=$(threads)
 connections_after_load=$(connections)
 rss_peak_load=$(rss_peak)
@@ -165,7 +167,8 @@ section=$(cat <<MD
 ## Many tenants
 
 \`make bench-tenants\` (= \`swift build -c release && scripts/with-test-postgres.sh scripts/bench-tenants.sh\`),
-measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)); other work shares this machine.
+measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)); other work shares this machine (load
+average $load_before before the run, $load_after after the phases).
 One \`pushrelay serve\` (release build, every role, defaults but \`PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS=$IDLE_TIMEOUT\`
 to keep the run short) sends to \`pushrelay apns-sim\` (one thread, every app's ES256 token checked
 against its team's key) over TLS and HTTP/2 on 127.0.0.1, PostgreSQL 15 in the same box.

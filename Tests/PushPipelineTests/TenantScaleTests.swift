@@ -69,8 +69,12 @@ import Testing
             let threadsAfter = try Self.threadCount()
             #expect(relay.simulator.stats.accepted == Self.apps, "every app's push delivered, once")
             #expect(threadsAfter - threadsBefore < 10, "\(threadsBefore) threads with one app, \(threadsAfter) with \(Self.apps)")
+            // The kernel writes /proc/net/tcp bucket by bucket, not at one instant: a connection
+            // given back and its successor can both appear in one read (the exact bound is
+            // ConnectionBudgetTests' and ClientIntegrationTests'). Without the bound each of the
+            // apps would hold its own.
             let mostOpen = peak.load(ordering: .relaxed)
-            #expect(mostOpen >= 1 && mostOpen <= Self.bound, "at most \(mostOpen) open at once")
+            #expect(mostOpen >= 1 && mostOpen <= Self.bound + 3, "at most \(mostOpen) open at once")
 
             // Idle for the idle timeout (1 s here): no connection, no client left.
             try await poll(timeout: .seconds(30), "the idle connections to close") {
