@@ -19,9 +19,9 @@ cd "$(dirname "$0")/.."
 APPS=${APPS:-10000}
 PUSHING=${PUSHING:-1000}
 BROADCASTERS=${BROADCASTERS:-10}
-BROADCAST_DEVICES=${BROADCAST_DEVICES:-100000}
+BROADCAST_DEVICES=${BROADCAST_DEVICES:-50000}
 APPS_PER_KEY=${APPS_PER_KEY:-10}
-INTERVAL=${INTERVAL:-2}         # seconds between the targeted rounds
+INTERVAL=${INTERVAL:-5}         # seconds between the targeted rounds
 IDLE_TIMEOUT=${IDLE_TIMEOUT:-30} # PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS (default 300: 30 keeps the run short)
 bin=.build/release/pushrelay
 doc=${BENCH_DOC:-docs/benchmarks.md}
@@ -68,12 +68,13 @@ wait_for "curl -sf $base/readyz"
 # broadcaster (app 0) and the phase B ones (apps 1…BROADCASTERS) get their audiences.
 python3 scripts/bench/tenants.py create "$base" "$admin" "$work/keys" "$APPS" "$APPS_PER_KEY" >"$work/apps.txt"
 echo "$APPS apps created ($(elapsed))" >&2
-mapfile -t app_ids < <(sql "SELECT id FROM apps ORDER BY id")
+# The id of the app on line INDEX + 1 of apps.txt (created four at a time: ids are not in line order).
+app_id_of() { sql "SELECT id FROM apps WHERE app_key = '$(sed -n "$(($1 + 1))p" "$work/apps.txt" | cut -d' ' -f1)'"; }
 sql "INSERT INTO devices (app_id, token, environment, alias) SELECT id, lpad(to_hex(id), 64, 'e'), 'production', 'user' FROM apps"
 big=$((BROADCASTERS * BROADCAST_DEVICES))
-sql "INSERT INTO devices (app_id, token, environment) SELECT ${app_ids[0]}, lpad(to_hex(i), 64, '0'), 'production' FROM generate_series(1, $big) AS i"
+sql "INSERT INTO devices (app_id, token, environment) SELECT $(app_id_of 0), lpad(to_hex(i), 64, '0'), 'production' FROM generate_series(1, $big) AS i"
 for b in $(seq 1 "$BROADCASTERS"); do
-  sql "INSERT INTO devices (app_id, token, environment) SELECT ${app_ids[$b]}, lpad(to_hex(i), 64, '0'), 'production'
+  sql "INSERT INTO devices (app_id, token, environment) SELECT $(app_id_of "$b"), lpad(to_hex(i), 64, '0'), 'production'
        FROM generate_series(1, $BROADCAST_DEVICES) AS i"
 done
 sql "VACUUM ANALYZE devices"
@@ -107,6 +108,7 @@ phase() {
   local name=$1; shift
   local sampled="$work/sample-$name" msgs=() ids
   sample "$sampled" & local sampler=$!
+  pids+=("$sampler")
   for index in "$@"; do msgs+=("$(broadcast "$index")"); done
   ids=$(IFS=,; echo "${msgs[*]}")
   python3 scripts/bench/tenants.py targeted "$base" "$admin" "$work/apps.txt" 0 "$PUSHING" "$INTERVAL" "$ids" >"$work/targeted-$name.txt"

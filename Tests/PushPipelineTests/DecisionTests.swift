@@ -144,6 +144,11 @@ import RelayCore
         #expect(targeted.slots == 4 && targeted.targetedSlots == 3)
         #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_WORKER_SLOTS": "0"]) }
         #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_WORKER_TARGETED_SLOTS": "0"]) }
+        #expect(defaults.apnsIdleTimeout == 300 && defaults.apnsMaxConnectionsTotal == PipelineConfiguration.defaultMaxConnectionsTotal)
+        let connections = try PipelineConfiguration.parse(["PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS": "60", "PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL": "500"])
+        #expect(connections.apnsIdleTimeout == 60 && connections.apnsMaxConnectionsTotal == 500)
+        #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS": "0"]) }
+        #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL": "none"]) }
     }
 
     @Test func nowOrNeverStillGetsAQueueDeadline() {
