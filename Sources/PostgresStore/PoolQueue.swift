@@ -12,8 +12,11 @@ public enum PostgresPriority: Sendable, Equatable {
 ///
 /// Items wait in FIFO order per priority until a worker takes one: `.normal` items first;
 /// `.bulk` items run on at most `bulkLimit` workers at once. An item leaves the queue exactly
-/// once, either to a worker (`next`) or back to its caller (`remove` on timeout; `close` never
-/// drops items: queued work is finished before the workers exit).
+/// once, either to a worker (`next`) or back to its caller (`expire` once its deadline passed;
+/// `close` never drops items: queued work is finished before the workers exit).
+///
+/// Deadlines are instants on one monotonic clock, and every item of a queue waits as long, so
+/// within each priority they grow in submission order: the oldest item is the first to expire.
 struct PoolQueue<Item> {
     enum SubmitResult: Equatable {
         case queued
@@ -51,12 +54,14 @@ struct PoolQueue<Item> {
 
     var waitingCount: Int { normal.count + bulk.count }
 
-    mutating func submit(id: UInt64, _ item: Item, priority: PostgresPriority = .normal) -> SubmitResult {
+    /// - Parameter deadline: when the item gives up waiting (no earlier than the deadlines
+    ///   of the items submitted before it).
+    mutating func submit(_ item: Item, priority: PostgresPriority = .normal, deadline: UInt64 = .max) -> SubmitResult {
         if isClosed { return .closed }
         if waitingCount >= capacity { return .full }
         switch priority {
-        case .normal: normal.append(id: id, item)
-        case .bulk: bulk.append(id: id, item)
+        case .normal: normal.append(item, deadline: deadline)
+        case .bulk: bulk.append(item, deadline: deadline)
         }
         return .queued
     }
@@ -77,10 +82,14 @@ struct PoolQueue<Item> {
         runningBulk -= 1
     }
 
-    /// Takes back an item that is still waiting (its acquire timeout passed); nil when a
-    /// worker already took it.
-    mutating func remove(id: UInt64) -> Item? {
-        normal.remove(id: id) ?? bulk.remove(id: id)
+    /// Takes back the waiting items whose deadline is `now` or earlier, oldest first.
+    mutating func expire(now: UInt64) -> [Item] {
+        normal.popExpired(now: now) + bulk.popExpired(now: now)
+    }
+
+    /// The earliest deadline of a waiting item: when `expire` next has something to take.
+    var nextDeadline: UInt64? {
+        [normal.firstDeadline, bulk.firstDeadline].compactMap { $0 }.min()
     }
 
     mutating func close() {
@@ -94,15 +103,17 @@ struct PoolQueue<Item> {
     }
 }
 
-/// A FIFO of identified items that drops taken ones from its front in batches.
+/// A FIFO of items with their deadlines, which drops taken ones from its front in batches.
 private struct Fifo<Item> {
-    private var items: [(id: UInt64, item: Item)] = []
+    private var items: [(deadline: UInt64, item: Item)] = []
     private var head = 0
 
     var count: Int { items.count - head }
 
-    mutating func append(id: UInt64, _ item: Item) {
-        items.append((id, item))
+    var firstDeadline: UInt64? { head < items.count ? items[head].deadline : nil }
+
+    mutating func append(_ item: Item, deadline: UInt64) {
+        items.append((deadline, item))
     }
 
     mutating func popFirst() -> Item? {
@@ -119,8 +130,9 @@ private struct Fifo<Item> {
         return item
     }
 
-    mutating func remove(id: UInt64) -> Item? {
-        guard let index = items[head...].firstIndex(where: { $0.id == id }) else { return nil }
-        return items.remove(at: index).item
+    mutating func popExpired(now: UInt64) -> [Item] {
+        var expired: [Item] = []
+        while let deadline = firstDeadline, deadline <= now, let item = popFirst() { expired.append(item) }
+        return expired
     }
 }

@@ -13,10 +13,15 @@ struct PoolWorkItem: Sendable {
 /// Thread rule: every access to `state` holds `condition`; worker threads block in `next()`
 /// (they are our own threads, never the Swift concurrency pool's). Items are failed or run
 /// outside the lock.
+///
+/// Timeouts: one timer at a time, armed at the oldest waiting item's deadline, not one per
+/// call (a timer per call cost more CPU than the call's own work under load). When it fires
+/// it fails what has expired and re-arms for the next oldest, if any is waiting.
 final class PoolWork: @unchecked Sendable {
     private let condition = NSCondition()
     private var state: PoolQueue<PoolWorkItem>
-    private var nextID: UInt64 = 0
+    /// True while a timer is armed to expire waiting items.
+    private var sweepArmed = false
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(capacity: Int, workers: Int, maxBulk: Int) {
@@ -27,27 +32,35 @@ final class PoolWork: @unchecked Sendable {
     /// Queues `item`; it fails with `.unavailable` when the queue is full or closed, or when no
     /// thread takes it within `timeout`.
     func submit(_ item: PoolWorkItem, timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
         condition.lock()
-        nextID += 1
-        let id = nextID
-        let result = state.submit(id: id, item, priority: item.priority)
+        let result = state.submit(item, priority: item.priority, deadline: deadline)
         if result == .queued { condition.signal() }
+        let arm = result == .queued && !sweepArmed
+        if arm { sweepArmed = true }
         let capacity = state.capacity
         condition.unlock()
 
         switch result {
         case .queued:
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
-                if let expired = remove(id: id) {
-                    expired.fail(.unavailable("no database connection became free within \(timeout)"))
-                }
-            }
+            if arm { armSweep(at: deadline, timeout: timeout) }
         case .full:
             item.fail(.unavailable("too many calls waiting for a database connection (\(capacity))"))
         case .closed:
             item.fail(.unavailable("the database pool is closed"))
+        }
+    }
+
+    private func armSweep(at deadline: UInt64, timeout: Duration) {
+        DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline)) { [self] in
+            condition.lock()
+            let expired = state.expire(now: DispatchTime.now().uptimeNanoseconds)
+            let next = state.nextDeadline
+            sweepArmed = next != nil
+            condition.unlock()
+            if let next { armSweep(at: next, timeout: timeout) }
+            for item in expired { item.fail(.unavailable("no database connection became free within \(timeout)")) }
         }
     }
 
@@ -80,12 +93,6 @@ final class PoolWork: @unchecked Sendable {
             case .exit: return nil
             }
         }
-    }
-
-    private func remove(id: UInt64) -> PoolWorkItem? {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.remove(id: id)
     }
 
     /// Stops taking work; `done` is resumed once every worker has drained the queue and exited.
