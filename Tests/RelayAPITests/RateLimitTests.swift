@@ -54,6 +54,23 @@ import TestSupport
     }
 }
 
+/// One subject's concurrent counts on a node, coalesced into one upsert at a time.
+@Suite struct CountCoalescerTests {
+    @Test func requestsArrivingDuringACountGoTogetherInTheNext() {
+        var coalescer = CountCoalescer<Int>()
+        #expect(coalescer.arrive("a", 1) == [1], "the first request is counted at once")
+        #expect(coalescer.arrive("a", 2) == nil)
+        #expect(coalescer.arrive("b", 10) == [10], "another subject is not held up")
+        #expect(coalescer.arrive("a", 3) == nil)
+        #expect(coalescer.finished("a") == [2, 3], "those that waited, in arrival order, in one batch")
+        #expect(coalescer.arrive("a", 4) == nil, "a batch is in flight again")
+        #expect(coalescer.finished("a") == [4])
+        #expect(coalescer.finished("a") == nil, "nobody waited: idle")
+        #expect(coalescer.arrive("a", 5) == [5], "an idle subject's next request is counted at once")
+        #expect(coalescer.finished("b") == nil)
+    }
+}
+
 /// The limits as clients see them, through the live relay.
 @Suite struct RateLimitAPITests {
     /// Two API nodes on one database share an app's limit: of concurrent requests spread
