@@ -10,10 +10,17 @@ import Testing
 @Suite struct AuthenticationLimitTests {
     static let limits = RateLimitSettings(defaultPerMinute: 1000, authFailuresPerMinute: 3, tokenFailureDelay: .milliseconds(300))
 
+    /// The limits count in minute windows of the relay's clock: a test that crossed the end of
+    /// a wall-clock minute would start counting again. Here the clock stands mid-minute.
+    static func midMinute(_ dependencies: inout RelayAPIDependencies) {
+        let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 + 30)
+        dependencies.clock = { now }
+    }
+
     /// Behind a trusted proxy each client behind it has its own counter; without one, no
     /// header lets a client out of its own.
     @Test func forwardedClientsAreCountedApartOnlyBehindTrustedProxies() async throws {
-        try await RelayHarness.with(rateLimits: Self.limits, tune: { $0.trustedProxies = [IPNetwork("127.0.0.1")!] }) { relay in
+        try await RelayHarness.with(rateLimits: Self.limits, tune: { Self.midMinute(&$0); $0.trustedProxies = [IPNetwork("127.0.0.1")!] }) { relay in
             let app = try await relay.createApp()
             let attacker = ["X-Forwarded-For": "9.9.9.9, 198.51.100.66"]
             var last = 0
@@ -27,7 +34,7 @@ import Testing
             let other = try await relay.request("GET", "/v3/push/cid", auth: .basic(app.key, app.secret), headers: ["X-Forwarded-For": "198.51.100.67"])
             #expect(other.status == 200, "another client behind the same proxy is not locked out")
         }
-        try await RelayHarness.with(rateLimits: Self.limits) { relay in
+        try await RelayHarness.with(rateLimits: Self.limits, tune: Self.midMinute) { relay in
             let app = try await relay.createApp()
             for n in 0..<4 {
                 _ = try await relay.request("GET", "/v3/push/cid", auth: .basic(app.key, "wrong"), headers: ["X-Forwarded-For": "198.51.100.\(n)"])
@@ -42,7 +49,7 @@ import Testing
     /// from that address goes on, one not seen yet waits for the next minute.
     @Test func freshKeysEachTimeRunIntoTheAddressBudget() async throws {
         let limits = RateLimitSettings(defaultPerMinute: 1000, authFailuresPerMinute: 100, secretFailuresPerMinutePerAddress: 3)
-        try await RelayHarness.with(rateLimits: limits) { relay in
+        try await RelayHarness.with(rateLimits: limits, tune: Self.midMinute) { relay in
             let warm = try await relay.createApp("already talking")
             let cold = try await relay.createApp("first request after the flood")
             #expect(try await relay.request("GET", "/v3/push/cid", auth: .basic(warm.key, warm.secret)).status == 200)
@@ -61,7 +68,7 @@ import Testing
     /// Wrong admin tokens wait for their 401 and, past the limit, get 429 with Retry-After
     /// even with the right token; the dashboard login shares that counter.
     @Test func adminTokenGuessesAreSlowedAndLimited() async throws {
-        try await RelayHarness.with(rateLimits: Self.limits) { relay in
+        try await RelayHarness.with(rateLimits: Self.limits, tune: Self.midMinute) { relay in
             let started = ContinuousClock.now
             let wrong = try await relay.request("GET", "/admin/v1/apps", auth: .bearer("wrong-token-wrong-token"))
             #expect(wrong.status == 401)
@@ -111,7 +118,7 @@ import Testing
     /// With a token, `/metrics` asks everyone for it; without, it answers this machine only.
     @Test func metricsNeedTheTokenOrALoopbackClient() async throws {
         let token = "metrics-token-0123456789"
-        try await RelayHarness.with(rateLimits: Self.limits, tune: { $0.metricsToken = token }) { relay in
+        try await RelayHarness.with(rateLimits: Self.limits, tune: { Self.midMinute(&$0); $0.metricsToken = token }) { relay in
             #expect(try await relay.request("GET", "/metrics", auth: .none).status == 401)
             #expect(try await relay.request("GET", "/metrics", auth: .admin).status == 401, "the admin token is not the metrics token")
             let scraped = try await relay.request("GET", "/metrics", auth: .bearer(token))
