@@ -48,15 +48,7 @@ pids+=($!)
 wait_for_port "$sim_port"
 
 # The relay: every role in one process, as `make run` starts it.
-port=$(free_port)
-base="http://127.0.0.1:$port"
-PUSHRELAY_DATABASE_URL="$url" PUSHRELAY_LISTEN="127.0.0.1:$port" PUSHRELAY_ADMIN_TOKEN=$admin \
-  PUSHRELAY_DATA_DIR="$work/data" PUSHRELAY_LOG_LEVEL=warning PUSHRELAY_APNS_CONNECTIONS=$APNS_CONNECTIONS \
-  PUSHRELAY_APNS_PRODUCTION_URL="https://127.0.0.1:$sim_port" PUSHRELAY_APNS_SANDBOX_URL="https://127.0.0.1:$sim_port" \
-  PUSHRELAY_APNS_CA_FILE="$work/sim.pem" "$bin" serve 2>"$work/serve.log" &
-relay_pid=$!
-pids+=($relay_pid)
-wait_for "curl -sf $base/readyz"
+start_relay "$url" "$sim_port" PUSHRELAY_APNS_CONNECTIONS=$APNS_CONNECTIONS
 
 # Two apps: "big" gets the broadcasts, "small" one device with the alias bench_user.
 make_app() {

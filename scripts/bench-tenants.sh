@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 APPS=${APPS:-10000}
 PUSHING=${PUSHING:-1000}
 BROADCASTERS=${BROADCASTERS:-10}
-BROADCAST_DEVICES=${BROADCAST_DEVICES:-50000}
+BROADCAST_DEVICES=${BROADCAST_DEVICES:-100000}
 APPS_PER_KEY=${APPS_PER_KEY:-10}
 INTERVAL=${INTERVAL:-5}         # seconds between the targeted rounds
 IDLE_TIMEOUT=${IDLE_TIMEOUT:-30} # PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS (default 300: 30 keeps the run short)
@@ -54,15 +54,7 @@ control_port=$(free_port)
 pids+=($!)
 wait_for_port "$sim_port"
 
-port=$(free_port)
-base="http://127.0.0.1:$port"
-PUSHRELAY_DATABASE_URL="$url" PUSHRELAY_LISTEN="127.0.0.1:$port" PUSHRELAY_ADMIN_TOKEN=$admin \
-  PUSHRELAY_DATA_DIR="$work/data" PUSHRELAY_LOG_LEVEL=warning PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS=$IDLE_TIMEOUT \
-  PUSHRELAY_APNS_PRODUCTION_URL="https://127.0.0.1:$sim_port" PUSHRELAY_APNS_SANDBOX_URL="https://127.0.0.1:$sim_port" \
-  PUSHRELAY_APNS_CA_FILE="$work/sim.pem" "$bin" serve 2>"$work/serve.log" &
-relay_pid=$!
-pids+=($relay_pid)
-wait_for "curl -sf $base/readyz"
+start_relay "$url" "$sim_port" PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS=$IDLE_TIMEOUT
 
 # The apps, then their devices straight into the table: a user per app; the phase A
 # broadcaster (app 0) and the phase B ones (apps 1…BROADCASTERS) get their audiences.

@@ -4,6 +4,9 @@
 #include <openssl/core_names.h>
 #include <pthread.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 int CSystem_set_tcp_nodelay(int fd) {
     int on = 1;
@@ -15,6 +18,14 @@ void CSystem_set_thread_name(const char *name) {
     strncpy(truncated, name, sizeof(truncated) - 1);
     truncated[sizeof(truncated) - 1] = '\0';
     pthread_setname_np(pthread_self(), truncated);
+}
+
+int CSystem_release_free_memory(void) {
+#ifdef __GLIBC__
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
 }
 
 long CSystem_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {

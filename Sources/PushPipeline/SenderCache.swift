@@ -1,4 +1,5 @@
 import APNSClient
+import CSystem
 import Foundation
 import Synchronization
 
@@ -13,6 +14,11 @@ import Synchronization
 /// is under way. Clients are built outside the lock; two chunks of one app racing to build
 /// keep the first one stored (building is cheap: the credential's key and TLS context are
 /// shared, `APNSClientResources`, and connections open only on a first send).
+///
+/// Once dropped clients are shut down, the memory malloc holds free goes back to the kernel:
+/// glibc keeps the freed pages of its fragmented arenas, so a relay that served 1,000 apps
+/// stayed at 128 MiB RSS when idle (56 MiB once trimmed). At most once a minute: trimming
+/// walks every arena under its lock.
 final class SenderCache: Sendable {
     private struct Key: Hashable {
         var appID: Int64
@@ -36,19 +42,26 @@ final class SenderCache: Sendable {
     ///
     /// - Throws: when the credential cannot make a client (bad key or certificate).
     typealias MakeSender = @Sendable (_ credential: AppCredential, _ environment: String) throws -> any NotificationSender
+    /// Gives free memory back to the kernel (malloc_trim; a counter in tests).
+    typealias ReleaseMemory = @Sendable () -> Void
+    static let releaseMemoryInterval: Duration = .seconds(60)
 
     private let makeSender: MakeSender
+    private let releaseMemory: ReleaseMemory
     private let idleAfter: Duration
     private let clock: any PipelineClock
     private let entries = Mutex<[Key: Entry]>([:])
     private let generations = Atomic<Int>(0)
+    private let lastMemoryRelease = Mutex<ContinuousClock.Instant?>(nil)
 
     /// - Parameters:
     ///   - idleAfter: how long a client with nothing sent through it is kept.
     ///   - clock: the instants of last use.
-    init(idleAfter: Duration = .seconds(300), clock: any PipelineClock = SystemClock(), makeSender: @escaping MakeSender) {
+    init(idleAfter: Duration = .seconds(300), clock: any PipelineClock = SystemClock(),
+         releaseMemory: @escaping ReleaseMemory = { _ = CSystem_release_free_memory() }, makeSender: @escaping MakeSender) {
         self.idleAfter = idleAfter
         self.clock = clock
+        self.releaseMemory = releaseMemory
         self.makeSender = makeSender
     }
 
@@ -125,7 +138,18 @@ final class SenderCache: Sendable {
             let keys = entries.filter { $0.value.inFlight == 0 && ($0.value.superseded || now - $0.value.lastUsed >= idleAfter) }.keys
             return keys.compactMap { entries.removeValue(forKey: $0)?.sender }
         }
-        if !idle.isEmpty { Task { for sender in idle { await sender.shutdown() } } }
+        if !idle.isEmpty {
+            let release = lastMemoryRelease.withLock { last in
+                guard last.map({ now - $0 >= Self.releaseMemoryInterval }) ?? true else { return false }
+                last = now
+                return true
+            }
+            let releaseMemory = self.releaseMemory
+            Task {
+                for sender in idle { await sender.shutdown() }
+                if release { releaseMemory() }
+            }
+        }
         return idle.count
     }
 

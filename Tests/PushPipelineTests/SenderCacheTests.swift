@@ -117,4 +117,35 @@ import Testing
         #expect(await oldAnswered.count == 1)
         #expect(cache.evictIdle() == 1 && cache.count == 1, "replaced and idle: dropped at once")
     }
+
+    @Test func freeMemoryGoesBackToTheKernelAfterDroppedClientsShutDownAtMostOnceAMinute() async throws {
+        let clock = SkippingClock()
+        let factory = Factory()
+        let releases = Atomic<Int>(0)
+        // Each release must come after the dropped clients' shutdowns: it frees what they held.
+        let shutDownAtRelease = Mutex<[Int]>([])
+        let cache = SenderCache(idleAfter: .seconds(300), clock: clock, releaseMemory: {
+            releases.add(1, ordering: .relaxed)
+            shutDownAtRelease.withLock { $0.append((0..<factory.count).map { factory.client($0).shutDown.load(ordering: .relaxed) }.reduce(0, +)) }
+        }, makeSender: { factory.make($0, $1) })
+        _ = try cache.sender(for: Self.credential(app: 1), environment: "production")
+        _ = try cache.sender(for: Self.credential(app: 2), environment: "production")
+        #expect(cache.evictIdle() == 0)
+        try await clock.sleep(for: .seconds(10))
+        _ = try cache.sender(for: Self.credential(app: 2), environment: "production")  // app 2 used later
+        try await clock.sleep(for: .seconds(290))
+        #expect(cache.evictIdle() == 1)
+        try await poll(timeout: .seconds(5), "the memory to be released") { releases.load(ordering: .relaxed) == 1 ? true : nil }
+        #expect(shutDownAtRelease.withLock { $0 } == [1])
+
+        try await clock.sleep(for: .seconds(10))
+        #expect(cache.evictIdle() == 1, "app 2's client, 10 s after app 1's")
+        try await poll(timeout: .seconds(5), "its shutdown") { factory.client(1).shutDown.load(ordering: .relaxed) == 1 ? true : nil }
+        #expect(releases.load(ordering: .relaxed) == 1, "not again within the minute")
+
+        _ = try cache.sender(for: Self.credential(app: 3), environment: "production")
+        try await clock.sleep(for: .seconds(300))
+        #expect(cache.evictIdle() == 1)
+        try await poll(timeout: .seconds(5), "the next release") { releases.load(ordering: .relaxed) == 2 ? true : nil }
+    }
 }

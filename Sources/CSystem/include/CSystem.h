@@ -57,6 +57,10 @@ int CSystem_set_tcp_nodelay(int fd);
 /* Names the calling thread for ps/top/debuggers (the kernel keeps 15 characters). */
 void CSystem_set_thread_name(const char *name);
 
+/* Gives the pages malloc holds free back to the kernel (glibc's malloc_trim(0), which
+   <malloc.h> does not export to Swift; nothing elsewhere). Returns 1 if any were. */
+int CSystem_release_free_memory(void);
+
 /* Each area keeps its own shims in its own header and .c file. */
 #include "CSystem_http.h"
 #include "CSystem_store.h"
