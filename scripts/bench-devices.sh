@@ -60,7 +60,7 @@ if [ "${BENCH_IMPORT_ONLY:-0}" != 1 ]; then
 
   echo "pgbench: -c$pool -j2 -T$duration -M prepared" >&2
   "$pgbin/pgbench" -n -M prepared -c "$pool" -j 2 -T "$duration" -f scripts/bench/register.sql \
-    -D app_id="$app_id" -D environment=production -D alias_given=false \
+    -D app_id="$app_id" -D platform=ios -D environment=production -D alias_given=false \
     -D tags_given=false -D 'tags={}' "$url" | tee "$work/pgbench.txt" >&2
   direct=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
 fi

@@ -90,7 +90,7 @@ struct CtlApps {
             pairs.append(("apns", .string("none")))
         }
         if let devices = app["devices"], case .object = devices {
-            for environment in ["production", "sandbox"] {
+            for environment in ["production", "sandbox", "android"] {
                 let states = devices[environment]
                 let counts = "\(TextTable.cell(states?["active"])) active, \(TextTable.cell(states?["invalidated"])) invalidated"
                 pairs.append(("devices.\(environment)", .string(counts)))

@@ -4,7 +4,7 @@ struct CtlArguments: Sendable, Equatable {
     /// Flags that take a value; every other known flag is a switch.
     static let valued: Set<String> = [
         "url", "admin-token", "app-key", "app-secret", "name", "topic", "p8", "key-id", "team-id", "cert", "key", "p12",
-        "password", "environment", "alias", "tag", "rid", "alert", "title", "badge", "sound", "extra", "format", "batch",
+        "password", "environment", "platform", "alias", "tag", "rid", "alert", "title", "badge", "sound", "extra", "format", "batch",
         "since", "until", "bucket", "timeout", "cid", "limit",
     ]
     static let switches: Set<String> = ["json", "all", "no-wait", "help"]

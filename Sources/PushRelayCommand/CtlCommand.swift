@@ -13,7 +13,7 @@ enum CtlCommand {
           apns set KEY --topic T --p8 FILE --key-id ID --team-id ID [--environment sandbox|production]
           apns set KEY --topic T --cert FILE --key FILE | --p12 FILE [--password P] [--environment …]
                                                without --environment: both environments
-          devices register TOKEN [--environment production|sandbox] [--alias A] [--tag T,…]
+          devices register TOKEN [--platform ios|android] [--environment production|sandbox] [--alias A] [--tag T,…]
           devices show REGISTRATION_ID
           devices import FILE [--format csv|ndjson] [--batch LINES]
           push send (--all | --alias A,… | --tag T,… | --rid R,…) --alert TEXT [--title T]

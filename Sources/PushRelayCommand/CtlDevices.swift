@@ -9,10 +9,13 @@ struct CtlDevices {
     func run(_ verb: String, _ arguments: CtlArguments) async throws {
         switch verb {
         case "register":
+            let platform = arguments.value("platform") ?? "ios"
             var body: [String: JSONValue] = [
-                "platform": .string("ios"), "token": .string(try arguments.positional(0, "the APNs device token")),
-                "environment": .string(arguments.value("environment") ?? "production"),
+                "platform": .string(platform), "token": .string(try arguments.positional(0, "the APNs device token or FCM registration token")),
             ]
+            if platform == "ios" || arguments.value("environment") != nil {
+                body["environment"] = .string(arguments.value("environment") ?? "production")
+            }
             if let alias = arguments.value("alias") { body["alias"] = .string(alias) }
             let tags = arguments.list("tag")
             if !tags.isEmpty { body["tags"] = .array(tags.map(JSONValue.string)) }

@@ -5,6 +5,55 @@ import Testing
 
 /// The JPush device calls and the registration extension, against a real relay and database.
 @Suite struct DeviceAPITests {
+    /// Android devices register with an FCM token and no environment, and take part in
+    /// tags, aliases (filtered by `platform`), the device calls, the listing and the counts.
+    @Test func androidDevicesRegisterBesideIOSOnes() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            let fcm = "dJ3k:APA91bH" + String(repeating: "x-_Y", count: 40)
+            let reply = try await app.request("POST", "/v3/devices", json: ["platform": "android", "token": fcm, "alias": "ann", "tags": ["vip"]])
+            let rid = try #require(reply.json["registration_id"] as? String)
+            let again = try await app.request("POST", "/v3/devices", json: ["platform": "android", "token": fcm, "environment": "production"])
+            #expect(again.json["registration_id"] as? String == rid, "the environment of an Android device is checked and dropped")
+            let iosRID = try await app.register(extra: ["alias": "ann", "tags": ["vip"]])
+            let info = try await app.info(rid)
+            #expect(info.tags == ["vip"] && info.alias == "ann")
+
+            let device = try #require(try await app.adminDevice(rid))
+            #expect(device["platform"] as? String == "android" && device["token"] as? String == fcm && device["environment"] is NSNull)
+            let androidOnly = try await relay.request("GET", "/admin/v1/apps/\(app.key)/devices?platform=android")
+            #expect((androidOnly.json["devices"] as? [[String: Any]])?.compactMap { $0["registration_id"] as? String } == [rid])
+
+            func alias(_ query: String) async throws -> [String] {
+                try await app.request("GET", "/v3/aliases/ann\(query)").json["registration_ids"] as? [String] ?? []
+            }
+            #expect(try await alias("") == [rid, iosRID])
+            #expect(try await alias("?platform=android") == [rid])
+            #expect(try await alias("?platform=ios") == [iosRID])
+            #expect(try await alias("?platform=hmos") == [])
+            #expect(try await app.request("DELETE", "/v3/tags/vip?platform=android").status == 200)
+            let androidTags = try await app.info(rid).tags, iosTags = try await app.info(iosRID).tags
+            #expect(androidTags == [] && iosTags == ["vip"], "only the Android device lost the tag")
+            #expect(try await app.request("DELETE", "/v3/aliases/ann?platform=ios").status == 200)
+            #expect(try await alias("") == [rid])
+
+            let counts = try await relay.request("GET", "/admin/v1/apps/\(app.key)").json["devices"] as? [String: Any]
+            #expect((counts?["android"] as? [String: Any])?["active"] as? Int == 1)
+            #expect((counts?["production"] as? [String: Any])?["active"] as? Int == 1 && counts?["total"] as? Int == 2)
+
+            let users = try await app.request("GET", "/v3/users?time_unit=DAY&start=\(Self.today())&duration=1")
+            let item = try #require((users.json["items"] as? [[String: Any]])?.first)
+            #expect((item["android"] as? [String: Any])?["new"] as? Int == 1 && (item["ios"] as? [String: Any])?["new"] as? Int == 1)
+        }
+    }
+
+    private static func today() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date())
+    }
+
     @Test func registrationIsIdempotentAndNormalisesTokens() async throws {
         try await RelayHarness.with { relay in
             let app = try await DeviceClient.make(relay)
@@ -41,7 +90,9 @@ import Testing
                 (["platform": "ios", "token": "abcd", "environment": "sandbox"], "64 to 200"),
                 (["platform": "ios", "token": token.replacingOccurrences(of: token.prefix(1), with: "z"), "environment": "sandbox"], "hex"),
                 (["platform": "ios", "token": token, "environment": "development"], "sandbox"),
-                (["platform": "android", "token": token, "environment": "sandbox"], "platform"),
+                (["platform": "winphone", "token": token, "environment": "sandbox"], "platform"),
+                (["platform": "android", "token": "fcm token"], "FCM registration token"),
+                (["platform": "android", "token": String(repeating: "a", count: 4097)], "4097 bytes"),
                 (["platform": "ios", "token": token, "environment": "sandbox", "alias": "no spaces"], "alias"),
                 (["platform": "ios", "token": token, "environment": "sandbox", "color": "red"], "color"),
                 (["platform": "ios", "token": 42, "environment": "sandbox"], "token"),

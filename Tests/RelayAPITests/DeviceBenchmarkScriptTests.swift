@@ -15,7 +15,7 @@ import Testing
         if asRelay.hasSuffix(";") { asRelay.removeLast() }
         // Longer names first, so :alias does not eat :alias_given.
         for (variable, parameter) in [(":alias_given", "$4"), (":tags_given", "$7"), (":app_id", "$1"), (":token", "$2"),
-                                      (":environment", "$3"), (":alias", "$5"), (":badge", "$6"), (":tags", "$8")] {
+                                      (":environment", "$3"), (":alias", "$5"), (":badge", "$6"), (":tags", "$8"), (":platform", "$9")] {
             asRelay = asRelay.replacingOccurrences(of: variable + "::", with: parameter + "::")
                 .replacingOccurrences(of: variable + ",", with: parameter + ",")
                 .replacingOccurrences(of: variable + ")", with: parameter + ")")

@@ -72,6 +72,33 @@ import Testing
         }
     }
 
+    /// Android tokens import beside iOS ones: CSV lines with the platform column (mixed with
+    /// lines of the first layout), NDJSON bodies with `"platform":"android"`.
+    @Test func androidTokensImportWithThePlatformColumn() async throws {
+        try await RelayHarness.with { relay in
+            let app = try await DeviceClient.make(relay)
+            let ios = DeviceClient.randomToken()
+            var csv = "platform,token,environment,alias,tags\n"
+            csv += "android,fcm:APA91-csv_1,,carol,droid\n"
+            csv += "ios,\(ios),sandbox,dave,\n"
+            csv += "\(DeviceClient.randomToken()),production\n"
+            csv += "android,bad/token,,,\n"
+            csv += "ios,\(DeviceClient.randomToken()),,,\n"
+            let reply = try await post(app, csv, contentType: "text/csv")
+            #expect(reply.json["accepted"] as? Int == 3 && reply.json["rejected"] as? Int == 2)
+            #expect((reply.json["rejected_lines"] as? [[String: Any]])?.compactMap { $0["line"] as? Int } == [5, 6])
+            let ndjson = #"{"platform":"android","token":"fcm:APA91-nd_2","alias":"erin"}"# + "\n"
+            #expect(try await post(app, ndjson, contentType: "application/x-ndjson").json["created"] as? Int == 1)
+            let carol = try #require(try await app.request("GET", "/v3/aliases/carol").json["registration_ids"] as? [String])
+            let device = try #require(try await app.adminDevice(carol[0]))
+            #expect(device["platform"] as? String == "android" && device["token"] as? String == "fcm:APA91-csv_1")
+            #expect(device["environment"] is NSNull)
+            #expect(try await app.info(carol[0]).tags == ["droid"])
+            let erin = try #require(try await app.request("GET", "/v3/aliases/erin?platform=android").json["registration_ids"] as? [String])
+            #expect(erin.count == 1)
+        }
+    }
+
     /// The same tokens imported again update the devices (same ids, new tags), and another
     /// app importing those tokens gets devices and tag rows of its own.
     /// An import that changes a tenth of the device tables, or more, analyzes them, so the
@@ -342,7 +369,7 @@ import Testing
                 let text = parses.flatMap { $0.chunks[partition].map { String(decoding: $0, as: UTF8.self) } }.joined()
                 let rows = text.split(separator: "\n")
                 #expect(rows.count == parses.reduce(0) { $0 + $1.rowsPerPartition[partition] })
-                #expect(rows.allSatisfy { DeviceImportPartitioning.partition(ofToken: String($0.split(separator: "\t")[1]), count: partitions) == partition })
+                #expect(rows.allSatisfy { DeviceImportPartitioning.partition(ofToken: String($0.split(separator: "\t")[2]), count: partitions) == partition })
             }
         }
     }

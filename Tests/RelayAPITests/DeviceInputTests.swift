@@ -11,15 +11,15 @@ import RelayCore
 
     @Test func tokensAreNormalisedToLowercaseHex() throws {
         let upper = Self.hex64.uppercased()
-        #expect(try DeviceToken(parsing: upper).hex == Self.hex64)
+        #expect(try DeviceToken(parsing: upper).text == Self.hex64)
         let grouped = "<" + stride(from: 0, to: 64, by: 8).map { i in
             String(upper.dropFirst(i).prefix(8))
         }.joined(separator: " ") + ">"
         #expect(grouped.hasPrefix("<01234567 89ABCDEF "))
-        #expect(try DeviceToken(parsing: grouped).hex == Self.hex64)
-        #expect(try DeviceToken(parsing: "  \(Self.hex64)  ").hex == Self.hex64)
+        #expect(try DeviceToken(parsing: grouped).text == Self.hex64)
+        #expect(try DeviceToken(parsing: "  \(Self.hex64)  ").text == Self.hex64)
         let long = String(repeating: "ab", count: 100)
-        #expect(try DeviceToken(parsing: long).hex == long)
+        #expect(try DeviceToken(parsing: long).text == long)
     }
 
     @Test func badTokensSayWhy() {
@@ -32,6 +32,21 @@ import RelayCore
         #expect(reason(String(Self.hex64.dropLast()) + "g")?.contains("\"g\"") == true)
         #expect(reason("<\(Self.hex64)")?.contains("\"<\"") == true, "an unclosed bracket is not the NSData form")
         #expect(reason("") != nil)
+    }
+
+    @Test func fcmTokensAreOpaqueTextUpTo4KB() {
+        func reason(_ raw: String) -> String? {
+            do { _ = try DeviceToken(parsing: raw, platform: .android); return nil } catch { return error.message }
+        }
+        let token = "dGVzdA:APA91bH-x_y" + String(repeating: "Az09", count: 30)
+        #expect((try? DeviceToken(parsing: " \(token)\t", platform: .android).text) == token, "kept as given, spaces around dropped")
+        #expect(reason(String(repeating: "a", count: 4096)) == nil)
+        #expect(reason(String(repeating: "a", count: 4097))?.contains("4097 bytes") == true)
+        #expect(reason("")?.contains("empty") == true)
+        #expect(reason("abc def")?.contains("\" \"") == false && reason("abc def") != nil)
+        #expect(reason("abc/def")?.contains("\"/\"") == true)
+        #expect(reason("abc+def")?.contains("'-', '_' and ':'") == true)
+        #expect(reason("tokén") != nil)
     }
 
     @Test func tagAndAliasCharactersAndLength() {
@@ -69,9 +84,14 @@ import RelayCore
                 return "\(error)"
             }
         }
-        #expect(failure(#"{"platform":"ios","token":"\#(Self.hex64)"}"#) == "1002: environment is required")
+        #expect(failure(#"{"platform":"ios","token":"\#(Self.hex64)"}"#).hasPrefix("field: environment is required"))
         #expect(failure(#"{"platform":"ios","token":"\#(Self.hex64)","environment":"dev"}"#).contains("sandbox"))
-        #expect(failure(#"{"platform":"android","token":"\#(Self.hex64)","environment":"sandbox"}"#).contains("platform"))
+        #expect(failure(#"{"platform":"winphone","token":"\#(Self.hex64)","environment":"sandbox"}"#).contains("platform"))
+        #expect(failure(#"{"platform":"android","token":"a:b/c"}"#).contains("FCM registration token"))
+        #expect(failure(#"{"platform":"android","token":"abc","environment":"dev"}"#).contains("sandbox"))
+        let android = try DeviceRegistration(try JSONObjectReader(Array(#"{"platform":"android","token":"fcm:tok_en-1","environment":"production","alias":"u1"}"#.utf8)))
+        #expect(android == DeviceRegistration(platform: .android, token: try DeviceToken(parsing: "fcm:tok_en-1", platform: .android),
+                                              environment: nil, alias: "u1"), "an Android device has no APNs environment")
         #expect(failure(#"{"platform":"ios","token":"\#(Self.hex64)","environment":"sandbox","colour":1}"#).hasPrefix("1009"))
         #expect(failure(#"{"platform":"ios","token":"\#(Self.hex64)","environment":"sandbox","badge":-1}"#).contains("badge"))
         #expect(failure(#"{"platform":"ios","token":"\#(Self.hex64)","environment":"sandbox","tags":"a"}"#).contains("list"))
@@ -109,10 +129,11 @@ import RelayCore
         #expect(throws: JPushError.self) { try change(#"{"registration_ids":{"add":["a"]}}"#, allowAdd: false) }
         #expect(throws: JPushError.self) { try change(#"{}"#) }
 
-        #expect(try DevicePlatform.includesIOS(nil))
-        #expect(try DevicePlatform.includesIOS("android,ios"))
-        #expect(try !DevicePlatform.includesIOS("android"))
-        #expect(throws: DeviceFieldError.self) { try DevicePlatform.includesIOS("winphone") }
+        #expect(try PlatformParameter.platforms(nil) == [.ios, .android])
+        #expect(try PlatformParameter.platforms("android,ios") == [.ios, .android])
+        #expect(try PlatformParameter.platforms("android") == [.android])
+        #expect(try PlatformParameter.platforms("hmos").isEmpty)
+        #expect(throws: DeviceFieldError.self) { try PlatformParameter.platforms("winphone") }
 
         #expect(RegistrationID.uuid(String(repeating: "a", count: 32)) != nil)
         #expect(RegistrationID.uuid(String(repeating: "A", count: 32)) == nil)
@@ -132,6 +153,9 @@ import RelayCore
         #expect(throws: JPushError.self) { try DeviceListing(query: ["after": "x"]) }
         #expect(throws: JPushError.self) { try DeviceListing(query: ["active": "yes"]) }
         #expect(throws: JPushError.self) { try DeviceListing(query: ["environment": "dev"]) }
+        let android = try DeviceListing(query: ["platform": "android"])
+        #expect(android.statement(appID: 7).0.text.contains("d.platform = $4"))
+        #expect(throws: JPushError.self) { try DeviceListing(query: ["platform": "winphone"]) }
     }
 
     @Test func arrayLiteralsEscapeQuotesAndBackslashes() {

@@ -7,9 +7,10 @@
 -- like the relay's (app lookup, then the upsert).
 SELECT md5(random()::text) || md5(random()::text) AS token, '' AS alias, 0 AS badge \gset
 WITH device AS (
-    INSERT INTO devices AS d (app_id, token, environment, alias, badge)
-    VALUES (:app_id, :token, :environment, NULLIF(:alias, ''), coalesce(:badge::integer, 0))
+    INSERT INTO devices AS d (app_id, token, environment, alias, badge, platform)
+    VALUES (:app_id, :token, :environment, NULLIF(:alias, ''), coalesce(:badge::integer, 0), coalesce(:platform::text, 'ios'))
     ON CONFLICT (app_id, token) DO UPDATE SET
+        platform = EXCLUDED.platform,
         environment = EXCLUDED.environment,
         alias = CASE WHEN :alias_given::boolean THEN EXCLUDED.alias ELSE d.alias END,
         badge = coalesce(:badge::integer, d.badge),

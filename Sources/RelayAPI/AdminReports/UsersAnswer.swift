@@ -3,21 +3,22 @@ import RelayStore
 
 extension UsersQuery {
     /// The answer of `GET /v3/users` (and of `/v3/group/users`, summed over the group's
-    /// apps): per bucket, the iOS devices new and active in it. `online` is null: only a
-    /// JPush client SDK's connection could tell.
+    /// apps): per bucket, the Android and the iOS devices new and active in it, as JPush
+    /// answers it.
     struct Answer: Encodable {
         var query: UsersQuery
         var counts: [DeviceActivity.Counts]
 
         private struct Item: Encodable {
-            struct IOS: Encodable {
-                var new: Int
-                var active: Int
+            /// One platform's figures: `online` is null, only a JPush client SDK's
+            /// connection could tell.
+            struct Platform: Encodable {
+                var figures: DeviceActivity.Figures
 
                 func encode(to encoder: any Encoder) throws {
                     var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(new, forKey: .new)
-                    try container.encode(active, forKey: .active)
+                    try container.encode(figures.new, forKey: .new)
+                    try container.encode(figures.active, forKey: .active)
                     try container.encodeNil(forKey: .online)
                 }
 
@@ -25,7 +26,8 @@ extension UsersQuery {
             }
 
             var time: String
-            var ios: IOS
+            var android: Platform
+            var ios: Platform
         }
 
         enum CodingKeys: String, CodingKey { case timeUnit = "time_unit", start, duration, items }
@@ -35,7 +37,7 @@ extension UsersQuery {
             try container.encode(query.unit.rawValue, forKey: .timeUnit)
             try container.encode(query.startText, forKey: .start)
             try container.encode(query.duration, forKey: .duration)
-            try container.encode(zip(query.labels, counts).map { Item(time: $0, ios: .init(new: $1.new, active: $1.active)) }, forKey: .items)
+            try container.encode(zip(query.labels, counts).map { Item(time: $0, android: .init(figures: $1.android), ios: .init(figures: $1.ios)) }, forKey: .items)
         }
     }
 }

@@ -27,13 +27,15 @@ enum DashboardPages {
     static func overview(_ data: Overview, csrf: String) -> String {
         let production = data.apps.reduce(0) { $0 + $1.production }
         let sandbox = data.apps.reduce(0) { $0 + $1.sandbox }
+        let android = data.apps.reduce(0) { $0 + $1.android }
         let sentHour = data.bars.reduce(0) { $0 + $1.sent }
         let failedHour = data.bars.reduce(0) { $0 + $1.failed }
         let warnings = data.apps.flatMap { app in
             app.credentials(now: data.now).filter { $0.status.level != .ok }.map { (app, $0.environment, $0.status) }
         }
         var body = "<h1>Overview</h1><div class=\"grid\">"
-        body += stat("apps", data.apps.count) + stat("production devices", production) + stat("sandbox devices", sandbox)
+        body += stat("apps", data.apps.count) + stat("iOS production devices", production) + stat("iOS sandbox devices", sandbox)
+            + stat("Android devices", android)
         body += stat("sent, last hour", sentHour) + stat("not delivered, last hour", failedHour)
         body += "</div>"
         if !warnings.isEmpty {
@@ -44,10 +46,10 @@ enum DashboardPages {
             body += "</ul></div>"
         }
         body += chartCard(data.bars)
-        body += "<div class=\"card\"><h2>Apps</h2><table><tr><th>App</th><th>App key</th><th class=\"n\">Production</th><th class=\"n\">Sandbox</th><th>APNs credentials</th></tr>"
+        body += "<div class=\"card\"><h2>Apps</h2><table><tr><th>App</th><th>App key</th><th class=\"n\">iOS production</th><th class=\"n\">iOS sandbox</th><th class=\"n\">Android</th><th>APNs credentials</th></tr>"
         for app in data.apps {
             body += "<tr><td><a href=\"/dashboard/apps/\(HTML.escape(app.key))\">\(HTML.escape(app.name))</a></td><td><code>\(HTML.escape(app.key))</code></td>"
-            body += "<td class=\"n\">\(app.production)</td><td class=\"n\">\(app.sandbox)</td><td>"
+            body += "<td class=\"n\">\(app.production)</td><td class=\"n\">\(app.sandbox)</td><td class=\"n\">\(app.android)</td><td>"
             body += app.credentials(now: data.now).map { "\($0.environment.rawValue): " + badge($0.status) }.joined(separator: "<br>")
             body += "</td></tr>"
         }
@@ -61,7 +63,8 @@ enum DashboardPages {
     static func app(_ app: DashboardApp, bars: [SVGChart.Bar], failures: [String: Int], messages: [MessageSummary], now: Date,
                     csrf: String) -> String {
         var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
-        body += stat("production devices", app.production) + stat("sandbox devices", app.sandbox)
+        body += stat("iOS production devices", app.production) + stat("iOS sandbox devices", app.sandbox)
+            + stat("Android devices", app.android)
         body += stat("sent, last hour", bars.reduce(0) { $0 + $1.sent }) + stat("not delivered, last hour", bars.reduce(0) { $0 + $1.failed })
         body += "</div><div class=\"card\"><table>"
         body += "<tr><th>App key</th><td><code>\(HTML.escape(app.key))</code></td></tr>"

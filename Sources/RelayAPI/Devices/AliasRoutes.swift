@@ -13,8 +13,8 @@ struct AliasRoutes: Sendable {
 
         router.add("GET", "/v3/aliases/{alias}", context.deviceHandler { request, parameters, app in
             let alias = try DeviceLabel.pathParameter(parameters, kind: "alias")
-            let ids = try DevicePlatform.includesIOS(request.query["platform"])
-                ? try await devices.devices(appID: app.id, alias: alias) : []
+            let platforms = try PlatformParameter.platforms(request.query["platform"])
+            let ids = platforms.isEmpty ? [] : try await devices.devices(appID: app.id, alias: alias, platforms: platforms)
             return try jsonResponse(200, encoding: ["registration_ids": ids])
         })
 
@@ -27,9 +27,8 @@ struct AliasRoutes: Sendable {
 
         router.add("DELETE", "/v3/aliases/{alias}", context.deviceHandler { request, parameters, app in
             let alias = try DeviceLabel.pathParameter(parameters, kind: "alias")
-            if try DevicePlatform.includesIOS(request.query["platform"]) {
-                try await devices.deleteAlias(appID: app.id, alias: alias)
-            }
+            let platforms = try PlatformParameter.platforms(request.query["platform"])
+            if !platforms.isEmpty { try await devices.deleteAlias(appID: app.id, alias: alias, platforms: platforms) }
             return emptySuccess
         })
     }

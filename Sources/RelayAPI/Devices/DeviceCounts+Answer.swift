@@ -2,12 +2,14 @@ import RelayCore
 import RelayStore
 
 /// An app's devices in `GET /admin/v1/apps/{app_key}`:
-/// `{"sandbox":{"active":n,"invalidated":n},"production":{…},"total":n}`.
+/// `{"sandbox":{"active":n,"invalidated":n},"production":{…},"android":{…},"total":n}`
+/// (sandbox and production: the iOS devices of each APNs environment).
 extension DeviceCounts: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnswerKey.self)
-        for (environment, states) in environments {
-            var fields = container.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey(environment.rawValue))
+        let groups = environments.map { ($0.key.rawValue, $0.value) } + [(DevicePlatform.android.rawValue, android)]
+        for (name, states) in groups {
+            var fields = container.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey(name))
             try fields.encode(states.active, forKey: "active")
             try fields.encode(states.invalidated, forKey: "invalidated")
         }

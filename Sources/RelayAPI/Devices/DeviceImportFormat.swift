@@ -6,12 +6,17 @@ import RelayStore
 enum DeviceImportFormat: Sendable, Equatable {
     /// `application/x-ndjson`: one `POST /v3/devices` body per line.
     case ndjson
-    /// `text/csv`: `token,environment,alias,tags`, tags separated by spaces (a character no
-    /// tag may contain); an empty alias or tags field leaves the device's value as it is.
+    /// `text/csv`: `platform,token,environment,alias,tags`, tags separated by spaces (a
+    /// character no tag may contain); an empty alias or tags field leaves the device's value
+    /// as it is, and an Android line leaves environment empty. Lines without the platform
+    /// column (`token,environment,alias,tags`, the first layout) are iOS tokens: a line whose
+    /// first field is a platform name has the column, as no token is `ios` or `android`.
     /// A first line naming the columns is skipped.
     case csv
 
-    static let csvHeader = "token,environment,alias,tags"
+    static let csvHeader = "platform,token,environment,alias,tags"
+    /// The header lines skipped: the layout with the platform column and the one without.
+    static let csvHeaders: Set<String> = [csvHeader, "token,environment,alias,tags"]
 
     /// - Parameters:
     ///   - contentType: the request's `Content-Type`, parameters (`; charset=utf-8`) allowed.
@@ -48,12 +53,17 @@ enum DeviceImportFormat: Sendable, Equatable {
     }
 
     private static func csvRow(_ line: ArraySlice<UInt8>) throws(DeviceFieldError) -> DeviceRegistration {
-        guard let fields = CSVLine.fields(line) else { throw DeviceFieldError("unbalanced quotes") }
-        guard (2...4).contains(fields.count) else {
-            throw DeviceFieldError("expected the columns \(csvHeader) (2 to 4 fields), got \(fields.count)")
+        guard var fields = CSVLine.fields(line) else { throw DeviceFieldError("unbalanced quotes") }
+        var platform = DevicePlatform.ios
+        if let named = DevicePlatform(rawValue: fields[0]) {
+            platform = named
+            fields.removeFirst()
         }
-        let token = try DeviceToken(parsing: fields[0])
-        let environment = try DeviceEnvironment(parsing: fields[1])
+        guard (platform == .android ? 1...4 : 2...4).contains(fields.count) else {
+            throw DeviceFieldError("expected the columns \(csvHeader) (3 to 5 fields), got \(fields.count + 1)")
+        }
+        let token = try DeviceToken(parsing: fields[0], platform: platform)
+        let environment = try DeviceRegistration.environment(platform, given: fields.count > 1 && !fields[1].isEmpty ? fields[1] : nil)
         var alias: String?
         if fields.count > 2, !fields[2].isEmpty {
             try DeviceLabel.validate(fields[2], kind: "alias")
@@ -64,7 +74,7 @@ enum DeviceImportFormat: Sendable, Equatable {
             let list = fields[3].split(separator: " ").map(String.init).map(JSONValue.string)
             tags = try DeviceRegistration.tagList(.array(list), field: "tags", limit: DeviceRegistration.maxTagsPerDevice)
         }
-        return DeviceRegistration(token: token, environment: environment, alias: alias, tags: tags)
+        return DeviceRegistration(platform: platform, token: token, environment: environment, alias: alias, tags: tags)
     }
 }
 

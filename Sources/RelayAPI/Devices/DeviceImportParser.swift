@@ -39,13 +39,13 @@ struct DeviceImportParser: Sendable {
             if line.last == 0x0D { line = line.dropLast() }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             if lineStart == body.startIndex, format == .csv,
-               String(decoding: line, as: UTF8.self).lowercased().replacingOccurrences(of: " ", with: "") == DeviceImportFormat.csvHeader {
+               DeviceImportFormat.csvHeaders.contains(String(decoding: line, as: UTF8.self).lowercased().replacingOccurrences(of: " ", with: "")) {
                 continue
             }
             switch format.parse(line) {
             case .success(let registration):
                 result.summary.accepted += 1
-                let partition = DeviceImportPartitioning.partition(ofToken: registration.token.hex, count: partitions)
+                let partition = DeviceImportPartitioning.partition(ofToken: registration.token.text, count: partitions)
                 result.rowsPerPartition[partition] += 1
                 rows[partition].append(registration, position: lineStart)
                 if rows[partition].bytes.count >= Self.chunkBytes {
@@ -69,8 +69,9 @@ private extension CopyTextRow {
     /// no count of the lines before the range.
     mutating func append(_ registration: DeviceRegistration, position: Int) {
         field(String(position))
-        field(registration.token.hex)
-        field(registration.environment.rawValue)
+        field(registration.platform.rawValue)
+        field(registration.token.text)
+        field(registration.environment?.rawValue)
         field(registration.alias != nil ? "t" : "f")
         field(registration.alias)
         field(registration.tags != nil ? "t" : "f")

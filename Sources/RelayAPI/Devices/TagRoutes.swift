@@ -32,9 +32,8 @@ struct TagRoutes: Sendable {
 
         router.add("DELETE", "/v3/tags/{tag}", context.deviceHandler { request, parameters, app in
             let tag = try DeviceLabel.pathParameter(parameters, kind: "tag")
-            if try DevicePlatform.includesIOS(request.query["platform"]) {
-                try await devices.deleteTag(appID: app.id, tag: tag)
-            }
+            let platforms = try PlatformParameter.platforms(request.query["platform"])
+            if !platforms.isEmpty { try await devices.deleteTag(appID: app.id, tag: tag, platforms: platforms) }
             return emptySuccess
         })
     }

@@ -30,10 +30,7 @@ struct GroupReportRoutes: Sendable {
             var total = Array(repeating: DeviceActivity.Counts(), count: query.duration)
             for app in group.apps {
                 let counts = try await DeviceActivity.counts(appID: app.id, boundaries: query.boundaries, pool: pool)
-                for (index, bucket) in counts.enumerated() {
-                    total[index].new += bucket.new
-                    total[index].active += bucket.active
-                }
+                for (index, bucket) in counts.enumerated() { total[index].add(bucket) }
             }
             return try jsonResponse(200, encoding: UsersQuery.Answer(query: query, counts: total))
         })

@@ -24,11 +24,15 @@ public struct DashboardApp: Sendable {
     public var createdAt: String
     public var sandboxCredential: Credential?
     public var productionCredential: Credential?
+    /// Active iOS devices per APNs environment.
     public var production: Int
     public var sandbox: Int
+    /// Active Android devices.
+    public var android: Int
 
     public init(key: String, name: String, createdAt: String, sandboxCredential: Credential?, productionCredential: Credential?,
-                production: Int, sandbox: Int) {
+                production: Int, sandbox: Int, android: Int = 0) {
+        self.android = android
         self.key = key
         self.name = name
         self.createdAt = createdAt
@@ -55,7 +59,7 @@ public struct DashboardApp: Sendable {
             }
             return DashboardApp(key: try row.string("app_key"), name: try row.string("name"), createdAt: try row.string("created_at"),
                                 sandboxCredential: try credential("sandbox"), productionCredential: try credential("production"),
-                                production: try row.int("production"), sandbox: try row.int("sandbox"))
+                                production: try row.int("production"), sandbox: try row.int("sandbox"), android: try row.int("android"))
         }
     }
 }

@@ -11,12 +11,14 @@ public struct DeviceListing: Sendable, Equatable {
     public var alias: String?
     public var tag: String?
     public var environment: DeviceEnvironment?
+    public var platform: DevicePlatform?
     public var active: Bool?
     public var after: Int64 = 0
     public var limit: Int = defaultLimit
 
-    public init(alias: String? = nil, tag: String? = nil, environment: DeviceEnvironment? = nil, active: Bool? = nil,
-                after: Int64 = 0, limit: Int = defaultLimit) {
+    public init(alias: String? = nil, tag: String? = nil, environment: DeviceEnvironment? = nil, platform: DevicePlatform? = nil,
+                active: Bool? = nil, after: Int64 = 0, limit: Int = defaultLimit) {
+        self.platform = platform
         self.alias = alias
         self.tag = tag
         self.environment = environment
@@ -28,7 +30,7 @@ public struct DeviceListing: Sendable, Equatable {
     /// The page's statement and parameters: `$1` app, `$2` cursor, `$3` limit + 1 (to know
     /// whether there is a next page), then one parameter per filter given.
     func statement(appID: Int64) -> (SQLStatement, [(any PostgresBindable)?]) {
-        let filters: [(any PostgresBindable)?] = [environment?.rawValue, active, alias, tag]
+        let filters: [(any PostgresBindable)?] = [environment?.rawValue, active, alias, tag, platform?.rawValue]
         return (DeviceListingStatements.page[given: filters.map { $0 != nil }], [appID, after, limit + 1] + filters.filter { $0 != nil })
     }
 
@@ -41,8 +43,8 @@ public struct DeviceListing: Sendable, Equatable {
         for row in rows.prefix(limit) {
             lastID = Int64(try row.int("id"))
             devices.append(ListedDevice(
-                registrationID: try row.string("registration_id"), token: try row.string("token"),
-                environment: try row.string("environment"), alias: row["alias"], mobile: row["mobile"],
+                registrationID: try row.string("registration_id"), platform: try row.string("platform"), token: try row.string("token"),
+                environment: row["environment"], alias: row["alias"], mobile: row["mobile"],
                 badge: try row.int("badge"), active: try row.bool("active"),
                 tags: try JSONDecoder().decode([String].self, from: Data(try row.string("tags").utf8)),
                 createdAt: try row.string("created_at"), registeredAt: try row.string("registered_at"),
@@ -56,7 +58,9 @@ public struct DeviceListing: Sendable, Equatable {
 
 /// A device as the admin listing shows it: what is not known or did not happen is nil.
 public struct ListedDevice: Sendable, Equatable {
-    public var registrationID, token, environment: String
+    public var registrationID, platform, token: String
+    /// nil for an Android device.
+    public var environment: String?
     public var alias, mobile: String?
     public var badge: Int
     public var active: Bool

@@ -18,8 +18,10 @@ public struct DeviceRegistration: Sendable, Equatable {
     public static let maxTagsPerDevice = 1000
     public static let maxBadge: Int64 = 1_000_000
 
+    public var platform: DevicePlatform
     public var token: DeviceToken
-    public var environment: DeviceEnvironment
+    /// The APNs environment of an iOS token; nil for Android (FCM has none).
+    public var environment: DeviceEnvironment?
     /// nil: keep the device's alias; "": remove it; otherwise the new alias.
     public var alias: String?
     /// nil: keep the device's tags; otherwise its whole new set of tags (empty clears).
@@ -29,7 +31,9 @@ public struct DeviceRegistration: Sendable, Equatable {
 
     public static let fields: Set<String> = ["platform", "token", "environment", "alias", "tags", "badge"]
 
-    public init(token: DeviceToken, environment: DeviceEnvironment, alias: String? = nil, tags: [String]? = nil, badge: Int? = nil) {
+    public init(platform: DevicePlatform = .ios, token: DeviceToken, environment: DeviceEnvironment?, alias: String? = nil,
+                tags: [String]? = nil, badge: Int? = nil) {
+        self.platform = platform
         self.token = token
         self.environment = environment
         self.alias = alias
@@ -41,14 +45,26 @@ public struct DeviceRegistration: Sendable, Equatable {
     ///   shape, `DeviceFieldError` for a value the registry refuses.
     public init(_ body: JSONObjectReader) throws {
         try body.rejectUnknownKeys(allowed: Self.fields)
-        let platform = try body.string("platform")
-        guard platform == "ios" else { throw DeviceFieldError("platform must be \"ios\" (this relay delivers through APNs), got \(InputEcho.quoted(platform))") }
-        token = try DeviceToken(parsing: try body.string("token"))
-        environment = try DeviceEnvironment(parsing: try body.string("environment"))
+        platform = try DevicePlatform(parsing: try body.string("platform"))
+        token = try DeviceToken(parsing: try body.string("token"), platform: platform)
+        environment = try Self.environment(platform, given: try body.optionalString("environment"))
         alias = try body.optionalString("alias")
         if let alias, !alias.isEmpty { try DeviceLabel.validate(alias, kind: "alias") }
         tags = try Self.tagList(body.fields["tags"], field: "tags", limit: Self.maxTagsPerDevice)
         badge = try Self.parseBadge(body)
+    }
+
+    /// An iOS token's environment is required; an Android device has none, so one given
+    /// (apps often send the same body for both) is checked and dropped.
+    public static func environment(_ platform: DevicePlatform, given: String?) throws(DeviceFieldError) -> DeviceEnvironment? {
+        switch (platform, given) {
+        case (.ios, nil): throw DeviceFieldError("environment is required for an iOS device: \"sandbox\" or \"production\"")
+        case (.ios, let raw?): return try DeviceEnvironment(parsing: raw)
+        case (.android, nil): return nil
+        case (.android, let raw?):
+            _ = try DeviceEnvironment(parsing: raw)
+            return nil
+        }
     }
 
     /// A JSON array of distinct valid tags, at most `limit` of them; nil when absent or null.

@@ -20,9 +20,9 @@ public struct DeviceRepository: Sendable {
     /// Registers a token, or refreshes the device that has it (`DeviceStatements.register`).
     public func register(appID: Int64, _ registration: DeviceRegistration) async throws -> String {
         let rows = try await pool.preparedQuery(DeviceStatements.register, [
-            appID, registration.token.hex, registration.environment.rawValue,
+            appID, registration.token.text, registration.environment?.rawValue,
             registration.alias != nil, registration.alias ?? "", registration.badge,
-            registration.tags != nil, SQLArray.text(registration.tags ?? []),
+            registration.tags != nil, SQLArray.text(registration.tags ?? []), registration.platform.rawValue,
         ])
         guard let row = rows.first else { throw PostgresError.protocolViolation("registration returned no row") }
         return try row.string("rid")
@@ -140,17 +140,20 @@ public struct DeviceRepository: Sendable {
         }
     }
 
-    public func deleteTag(appID: Int64, tag: String) async throws {
-        try await pool.preparedQuery(DeviceStatements.deleteTag, [appID, tag])
+    /// Takes the tag off the app's devices of `platforms`.
+    public func deleteTag(appID: Int64, tag: String, platforms: [DevicePlatform] = DevicePlatform.allCases) async throws {
+        try await pool.preparedQuery(DeviceStatements.deleteTag, [appID, tag, SQLArray.text(platforms.map(\.rawValue))])
     }
 
-    /// Registration ids with the alias, oldest device first.
-    public func devices(appID: Int64, alias: String) async throws -> [String] {
-        try await pool.preparedQuery(DeviceStatements.aliasDevices, [appID, alias]).map { try $0.string("rid") }
+    /// Registration ids of the app's devices of `platforms` with the alias, oldest device first.
+    public func devices(appID: Int64, alias: String, platforms: [DevicePlatform] = DevicePlatform.allCases) async throws -> [String] {
+        try await pool.preparedQuery(DeviceStatements.aliasDevices, [appID, alias, SQLArray.text(platforms.map(\.rawValue))])
+            .map { try $0.string("rid") }
     }
 
-    public func deleteAlias(appID: Int64, alias: String) async throws {
-        try await pool.preparedQuery(DeviceStatements.deleteAlias, [appID, alias])
+    /// Takes the alias off the app's devices of `platforms`.
+    public func deleteAlias(appID: Int64, alias: String, platforms: [DevicePlatform] = DevicePlatform.allCases) async throws {
+        try await pool.preparedQuery(DeviceStatements.deleteAlias, [appID, alias, SQLArray.text(platforms.map(\.rawValue))])
     }
 
     /// Takes the alias off the given devices (those that have it; others are left alone).

@@ -7,11 +7,11 @@ import PostgresStore
 enum DeviceImportStatements {
     /// The staging table's columns, in the order each COPY row gives them. `position` is
     /// the byte offset of the line in the body: it orders lines like their line numbers do.
-    static let columns = "position, token, environment, has_alias, alias, has_tags, tags, badge"
+    static let columns = "position, platform, token, environment, has_alias, alias, has_tags, tags, badge"
 
     static let createStaging = """
         CREATE TEMPORARY TABLE device_import (
-            position bigint, token text, environment text, has_alias boolean, alias text,
+            position bigint, platform text, token text, environment text, has_alias boolean, alias text,
             has_tags boolean, tags text[], badge integer
         ) ON COMMIT DROP
         """
@@ -36,6 +36,7 @@ enum DeviceImportStatements {
     static let update = SQLStatement("pushrelay_device_import_update", """
         WITH updated AS (
             UPDATE devices d SET
+                platform = l.platform,
                 environment = l.environment,
                 alias = CASE WHEN l.has_alias THEN NULLIF(l.alias, '') ELSE d.alias END,
                 badge = coalesce(l.badge, d.badge),
@@ -63,8 +64,8 @@ enum DeviceImportStatements {
     /// commits while this runs keeps its device, and the line counts as neither.
     static let create = SQLStatement("pushrelay_device_import_create", """
         WITH created AS (
-            INSERT INTO devices (app_id, token, environment, alias, badge)
-            SELECT $1, token, environment, NULLIF(alias, ''), coalesce(badge, 0) FROM device_import_latest
+            INSERT INTO devices (app_id, platform, token, environment, alias, badge)
+            SELECT $1, platform, token, environment, NULLIF(alias, ''), coalesce(badge, 0) FROM device_import_latest
             ON CONFLICT (app_id, token) DO NOTHING
             RETURNING id, token
         ), added AS (

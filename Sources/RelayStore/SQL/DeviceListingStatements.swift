@@ -2,17 +2,18 @@ import PostgresStore
 
 /// A page of `GET /admin/v1/apps/{app_key}/devices` (`DeviceListing`), one text per set of
 /// filters given: `$1` app, `$2` cursor (only larger device ids), `$3` limit + 1, then one
-/// parameter per filter given, in the order environment, active, alias, tag.
+/// parameter per filter given, in the order environment, active, alias, tag, platform.
 enum DeviceListingStatements {
-    static let page = ListingVariants("pushrelay_device_listing", filters: ["environment", "active", "alias", "tag"]) { given in
+    static let page = ListingVariants("pushrelay_device_listing", filters: ["environment", "active", "alias", "tag", "platform"]) { given in
         var conditions = ["d.app_id = $1", "d.id > $2"]
         let comparisons = ["d.environment = $?", "d.active = $?", "d.alias = $?",
-                           "d.id IN (SELECT t.device_id FROM device_tags t WHERE t.app_id = $1 AND t.tag = $? AND t.device_id > $2)"]
+                           "d.id IN (SELECT t.device_id FROM device_tags t WHERE t.app_id = $1 AND t.tag = $? AND t.device_id > $2)",
+                           "d.platform = $?"]
         for (comparison, isGiven) in zip(comparisons, given) where isGiven {
             conditions.append(comparison.replacingOccurrences(of: "$?", with: "$\(conditions.count + 2)"))
         }
         return """
-            SELECT d.id, \(RegistrationID.sql("d.registration_id")) AS registration_id, d.token, d.environment, d.alias, d.mobile,
+            SELECT d.id, \(RegistrationID.sql("d.registration_id")) AS registration_id, d.platform, d.token, d.environment, d.alias, d.mobile,
                    d.badge, d.active, d.invalidation_reason,
                    \(isoTimestampSQL("d.created_at")) AS created_at, \(isoTimestampSQL("d.registered_at")) AS registered_at,
                    \(isoTimestampSQL("d.last_seen_at")) AS last_seen_at, \(isoTimestampSQL("d.invalidated_at")) AS invalidated_at,

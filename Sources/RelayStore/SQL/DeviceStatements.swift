@@ -8,17 +8,19 @@ enum DeviceStatements {
     // MARK: One device
 
     /// Registers a token, or refreshes the device that has it: same registration id, new
-    /// environment, `registered_at` and `last_seen_at`, and a dead token comes back to life
+    /// platform and environment, `registered_at` and `last_seen_at`, and a dead token comes back to life
     /// (`reactivated_at`). One statement, so it is atomic without a transaction.
     ///
     /// Parameters: $1 app, $2 token, $3 environment, $4 alias given, $5 alias ("" removes),
-    /// $6 badge (NULL keeps), $7 tags given, $8 tags (text[]). The benchmark's pgbench script
+    /// $6 badge (NULL keeps), $7 tags given, $8 tags (text[]), $9 platform (`ios` by default,
+    /// so an environment alone registers an iOS token). The benchmark's pgbench script
     /// (scripts/bench/register.sql) runs this same statement.
     static let register = SQLStatement("pushrelay_register_device", """
         WITH device AS (
-            INSERT INTO devices AS d (app_id, token, environment, alias, badge)
-            VALUES ($1, $2, $3, NULLIF($5, ''), coalesce($6::integer, 0))
+            INSERT INTO devices AS d (app_id, token, environment, alias, badge, platform)
+            VALUES ($1, $2, $3, NULLIF($5, ''), coalesce($6::integer, 0), coalesce($9::text, 'ios'))
             ON CONFLICT (app_id, token) DO UPDATE SET
+                platform = EXCLUDED.platform,
                 environment = EXCLUDED.environment,
                 alias = CASE WHEN $4::boolean THEN EXCLUDED.alias ELSE d.alias END,
                 badge = coalesce($6::integer, d.badge),
@@ -148,15 +150,23 @@ enum DeviceStatements {
         LIMIT 1
         """)
 
-    static let deleteTag = SQLStatement("pushrelay_tag_delete", "DELETE FROM device_tags WHERE app_id = $1 AND tag = $2")
+    /// $3 the platforms whose devices lose the tag (text[]).
+    static let deleteTag = SQLStatement("pushrelay_tag_delete", """
+        DELETE FROM device_tags t USING devices d
+        WHERE t.app_id = $1 AND t.tag = $2 AND d.app_id = t.app_id AND d.id = t.device_id AND d.platform = ANY ($3::text[])
+        """)
 
     // MARK: Aliases ($1 app, $2 alias)
 
+    /// $3 the platforms (text[]).
     static let aliasDevices = SQLStatement("pushrelay_alias_devices", """
-        SELECT \(RegistrationID.sql("registration_id")) AS rid FROM devices WHERE app_id = $1 AND alias = $2 ORDER BY id
+        SELECT \(RegistrationID.sql("registration_id")) AS rid FROM devices
+        WHERE app_id = $1 AND alias = $2 AND platform = ANY ($3::text[]) ORDER BY id
         """)
 
-    static let deleteAlias = SQLStatement("pushrelay_alias_delete", "UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2")
+    /// $3 the platforms (text[]).
+    static let deleteAlias = SQLStatement("pushrelay_alias_delete",
+        "UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2 AND platform = ANY ($3::text[])")
 
     /// $3 device ids (bigint[]).
     static let removeAlias = SQLStatement("pushrelay_alias_remove",
