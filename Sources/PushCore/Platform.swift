@@ -1,7 +1,7 @@
 import RelayCore
 
-/// The platforms JPush knows. PushRelay delivers to iOS only; pushes for the others are
-/// accepted and counted as having no target here.
+/// The platforms JPush knows. PushRelay delivers to iOS (APNs) and Android (FCM); pushes
+/// for the others are accepted and counted as having no target here.
 public enum Platform: String, Sendable, Hashable, CaseIterable {
     case ios, android, winphone, quickapp, hmos
 }
@@ -11,10 +11,13 @@ public enum PlatformSelection: Sendable, Hashable {
     case all
     case only(Set<Platform>)
 
-    public var includesIOS: Bool {
+    public var includesIOS: Bool { includes(.ios) }
+    public var includesAndroid: Bool { includes(.android) }
+
+    public func includes(_ platform: Platform) -> Bool {
         switch self {
         case .all: true
-        case .only(let platforms): platforms.contains(.ios)
+        case .only(let platforms): platforms.contains(platform)
         }
     }
 

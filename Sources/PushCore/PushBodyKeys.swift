@@ -37,13 +37,14 @@ public struct PushBodyKeys: Sendable {
             "live_activity": .object,
         ])
 
-    /// `notification`: the shortcut alert and iOS are delivered; the other platforms' blocks,
-    /// VoIP (JPush's own iOS SDK channel) and smart timing are not.
+    /// `notification`: the shortcut alert, iOS and Android are delivered; the other
+    /// platforms' blocks, VoIP (JPush's own iOS SDK channel) and smart timing are not.
+    /// `android`'s keys are checked by `AndroidNotification`, which names those it ignores.
     public static let notification = PushBodyKeys(
         path: "notification.",
-        delivered: ["alert", "ios"],
+        delivered: ["alert", "ios", "android"],
         ignored: [
-            "android": .object, "hmos": .object, "quickapp": .object, "winphone": .object, "voip": .object,
+            "hmos": .object, "quickapp": .object, "winphone": .object, "voip": .object,
             "ai_opportunity": .flag,
         ])
 
@@ -56,20 +57,23 @@ public struct PushBodyKeys: Sendable {
         ],
         ignored: [:])
 
-    /// `message`: delivered to iOS as a background push; `test_message` marks HarmonyOS test
+    /// `message`: delivered to iOS as a background push and to Android as a data message; `test_message` marks HarmonyOS test
     /// messages.
     public static let message = PushBodyKeys(
         path: "message.",
         delivered: ["msg_content", "title", "content_type", "extras"],
         ignored: ["test_message": .flag])
 
-    /// `options`: the vendor channels' options and the Android message classification are not
-    /// delivered.
+    /// `options`: the Android message classification is not delivered; of the vendor
+    /// channels' options (`third_party_channel`) `ThirdPartyChannels` uses FCM's and names
+    /// the others as ignored.
     public static let options = PushBodyKeys(
         path: "options.",
-        delivered: ["sendno", "time_to_live", "apns_production", "apns_collapse_id", "override_msg_id", "big_push_duration"],
+        delivered: [
+            "sendno", "time_to_live", "apns_production", "apns_collapse_id", "override_msg_id", "big_push_duration", "third_party_channel",
+        ],
         ignored: [
-            "third_party_channel": .object, "classification": .integer, "notification_3rd_ver": .string,
+            "classification": .integer, "notification_3rd_ver": .string,
             "alternate_set": .flag,
         ])
 
@@ -117,6 +121,16 @@ public struct PushBodyKeys: Sendable {
         for keys in [notification, message, options] {
             let key = String(keys.path.dropLast())
             if case .object(let fields)? = top[key] { parts += keys.present(in: fields) }
+        }
+        if case .object(let fields)? = top["notification"], case .object(let android)? = fields["android"] {
+            parts += AndroidNotification.ignoredKeys(of: android)
+        }
+        if case .object(let fields)? = top["options"], case .object(let channels)? = fields["third_party_channel"] {
+            parts += ThirdPartyChannels.ignoredParts(of: channels)
+        }
+        if case .object(let fields)? = top["notification"], fields["android"].map({ $0 != .null }) == true,
+           let platform = try? PlatformSelection.parse(top["platform"]), !platform.includesAndroid {
+            parts.append("notification.android")
         }
         return CanonicalJSON.sorted(parts)
     }

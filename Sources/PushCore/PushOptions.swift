@@ -16,6 +16,8 @@ public struct PushOptions: Sendable, Equatable {
     public var overrideMsgID: MessageID?
     /// Minutes over which a broadcast is spread; 0 sends as fast as possible.
     public var bigPushDuration: Int
+    /// `third_party_channel`: what this relay uses of the phone makers' channel options.
+    public var thirdPartyChannels = ThirdPartyChannels()
 
     public init(
         sendno: Int = 0, timeToLive: Int = PushLimits.defaultTimeToLive, apnsProduction: Bool = true,
@@ -29,7 +31,8 @@ public struct PushOptions: Sendable, Equatable {
         self.bigPushDuration = bigPushDuration
     }
 
-    /// - Parameter ignored: gets the paths of the parts not delivered (`options.third_party_channel`, …).
+    /// - Parameter ignored: gets the paths of the parts not delivered (`options.classification`,
+    ///   `options.third_party_channel.xiaomi`, …).
     static func parse(_ reader: JSONObjectReader?, ignored: inout [String]) throws(JPushError) -> PushOptions {
         var options = PushOptions()
         guard let reader else { return options }
@@ -52,6 +55,9 @@ public struct PushOptions: Sendable, Equatable {
             options.overrideMsgID = try MessageID.parse(value, field: reader.name("override_msg_id"))
         }
         options.bigPushDuration = try reader.optionalInt("big_push_duration", in: 0...PushLimits.bigPushDuration) ?? 0
+        if let channels = try reader.optionalObject("third_party_channel") {
+            options.thirdPartyChannels = try ThirdPartyChannels.parse(channels, ignored: &ignored)
+        }
         return options
     }
 

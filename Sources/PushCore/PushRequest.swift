@@ -18,10 +18,12 @@ public struct PushRequest: Sendable, Equatable {
     /// deliver, by path (`"notification.android"`, `"sms_message"`, …), sorted.
     public var ignored: [String]
     /// True when iOS devices get a notification: the platform includes iOS and the body has
-    /// something for them. A body whose only content is in parts this relay ignores (an
-    /// `android` block with `platform: "all"`, `voip`, `sms_message`, …) is accepted and sends
-    /// nothing to iOS.
+    /// something for them. A body whose only content is for others (an `android` block with
+    /// `platform: "all"`, `voip`, `sms_message`, …) is accepted and sends nothing to iOS.
     public var deliversToIOS: Bool
+    /// True when Android devices get a message through FCM: the platform includes Android and
+    /// the body has an alert for them or a `message`.
+    public var deliversToAndroid: Bool
 
     public init(
         platform: PlatformSelection, audience: Audience, notification: PushNotification? = nil,
@@ -35,6 +37,7 @@ public struct PushRequest: Sendable, Equatable {
         self.cid = cid
         self.ignored = ignored
         deliversToIOS = platform.includesIOS
+        deliversToAndroid = platform.includesAndroid
     }
 
     /// Parses and validates a push body.
@@ -68,17 +71,34 @@ public struct PushRequest: Sendable, Equatable {
         }
         options = try PushOptions.parse(reader.optionalObject("options"), ignored: &ignored)
         self.cid = try cid()
+        if notification?.android != nil, !platform.includesAndroid { ignored.append("notification.android") }
         self.ignored = CanonicalJSON.sorted(ignored)
         deliversToIOS = platform.includesIOS
-        guard deliversToIOS else { return }
-        do throws(JPushError) {
-            // The worst case: the longest msg_id and badge; throws 1005 when too large, 1002
-            // when there is nothing to deliver to iOS.
-            _ = try APNSPayloadBuilder.prepare(self, msgID: MessageID(rawValue: .max)!, topic: "", acceptedAt: 0)
-        } catch {
-            // Nothing for iOS is a mistake only when there is no content for anyone else either.
-            guard error.code == 1002, self.ignored.contains(where: PushBodyKeys.ignoredContent.contains) else { throw error }
-            deliversToIOS = false
+        deliversToAndroid = platform.includesAndroid
+        // The worst cases: the longest msg_id and badge. Each throws 1005 when too large, 1003
+        // for extras the service refuses, 1002 when there is nothing for its platform.
+        var nothing: JPushError?
+        if deliversToAndroid {
+            do throws(JPushError) {
+                _ = try FCMPayloadBuilder.prepare(self, msgID: MessageID(rawValue: .max)!, acceptedAt: 0)
+            } catch {
+                guard error.code == 1002 else { throw error }
+                deliversToAndroid = false
+                nothing = error
+            }
+        }
+        if deliversToIOS {
+            do throws(JPushError) {
+                _ = try APNSPayloadBuilder.prepare(self, msgID: MessageID(rawValue: .max)!, topic: "", acceptedAt: 0)
+            } catch {
+                guard error.code == 1002 else { throw error }
+                deliversToIOS = false
+                nothing = nothing ?? error
+            }
+        }
+        // Nothing for a platform is a mistake only when there is no content for anyone else either.
+        if let nothing, !deliversToIOS, !deliversToAndroid, !self.ignored.contains(where: PushBodyKeys.ignoredContent.contains) {
+            throw nothing
         }
     }
 

@@ -64,7 +64,12 @@ import Testing
         let value = try JSONValue.parse(Array(Self.samples[path + key]!.utf8))
         let bytes = Self.bodyWith(path, key, value)
         let request = try PushRequest.parse(bytes)
-        let expected = keys.ignored[key] == nil ? [] : [path + key]
+        // The Android block (here with platform ios) and the vendor channels name their parts.
+        let parts: [String: [String]] = [
+            "notification.android": ["notification.android", "notification.android.builder_id"],
+            "options.third_party_channel": ["options.third_party_channel.vivo", "options.third_party_channel.xiaomi"],
+        ]
+        let expected = parts[path + key] ?? (keys.ignored[key] == nil ? [] : [path + key])
         #expect(request.ignored == expected)
         #expect(PushBodyKeys.ignoredParts(ofBody: bytes) == expected)
     }
@@ -122,12 +127,12 @@ import Testing
             """#
         let request = try push(text)
         let expected = [
-            "callback", "notification.ai_opportunity", "notification.android", "notification.hmos", "notification.voip",
-            "options.classification", "options.third_party_channel", "sms_message",
+            "callback", "notification.ai_opportunity", "notification.android.builder_id", "notification.hmos", "notification.voip",
+            "options.classification", "options.third_party_channel.huawei", "sms_message",
         ]
         #expect(request.ignored == expected)
         #expect(PushBodyKeys.ignoredParts(ofBody: Array(text.utf8)) == expected)
-        #expect(request.deliversToIOS)
+        #expect(request.deliversToIOS && request.deliversToAndroid)
         #expect(try payloadText(request, storedBadge: 1) == #"""
             {"_j_message":{"msg_content":"m","title":"t"},"_j_msgid":42,"aps":{"alert":"I","badge":2,"interruption-level":"active","relevance-score":1.0,"sound":"default","target-content-id":"w","thread-id":"chat"}}
             """#)
@@ -137,7 +142,11 @@ import Testing
         for notification in [#"{"android":{"alert":"a"}}"#, #"{"voip":{"k":"v"}}"#, #"{"hmos":{"alert":"h"}}"#] {
             let request = try push(body(platform: #""all""#, notification: notification))
             #expect(!request.deliversToIOS)
+            #expect(request.deliversToAndroid == notification.contains("android"))
         }
+        // An Android block on an iOS-only push is kept and named, not delivered.
+        let iosOnly = try push(body(platform: #""ios""#, notification: #"{"android":{"alert":"a"}}"#))
+        #expect(!iosOnly.deliversToIOS && !iosOnly.deliversToAndroid && iosOnly.ignored == ["notification.android"])
         let sms = try push(iosBody(#"{"extras":{"k":"v"}}"#, #""sms_message":{"temp_id":1,"delay_time":0}"#))
         #expect(!sms.deliversToIOS)
         #expect(try push(body()).deliversToIOS)

@@ -59,7 +59,9 @@ import Testing
     }
 
     @Test func notCheckedWhenIOSIsNotTargeted() {
-        let big = String(repeating: "m", count: 5000)
-        #expect(rejection(body(platform: #"["android"]"#, notification: "{\"alert\":\"\(big)\"}")) == nil)
+        // Within FCM's limit but past APNs': fine for Android alone.
+        let big = String(repeating: "m", count: 3800)
+        #expect(rejection(body(platform: #"["android"]"#, notification: "{\"android\":{\"alert\":\"\(big)\"},\"ios\":{\"alert\":\"\(big)\",\"badge\":1}}")) == nil)
+        #expect(rejection(body(platform: #"["winphone"]"#, notification: "{\"alert\":\"\(big)\(big)\"}")) == nil)
     }
 }

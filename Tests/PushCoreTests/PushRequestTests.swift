@@ -90,9 +90,11 @@ import Testing
     }
 
     @Test func otherPlatformsAreAcceptedButNotCheckedForIOS() throws {
-        // Nothing for iOS, but iOS is not a target: accepted (the pipeline counts no target).
+        // Nothing for iOS, but iOS is not a target: accepted.
         let request = try push(body(platform: #"["android"]"#, notification: #"{"android":{"alert":"a","builder_id":1}}"#))
-        #expect(request.notification?.otherPlatforms["android"]?["builder_id"] == .int(1))
+        #expect(request.notification?.android?.alert == "a" && request.ignored == ["notification.android.builder_id"])
+        let hmos = try push(body(platform: #"["hmos"]"#, notification: #"{"hmos":{"alert":"a","builder_id":1}}"#))
+        #expect(hmos.notification?.otherPlatforms["hmos"]?["builder_id"] == .int(1))
         #expect(rejection(body(notification: #"{"android":"a"}"#))?.message == "notification.android must be an object, got a string")
     }
 

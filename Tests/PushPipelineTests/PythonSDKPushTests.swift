@@ -75,8 +75,9 @@ push.options = {"apns_production": True, "time_to_live": 600, "sendno": 77, "cla
                                         "vivo": {"classification": 1}}}
 push.cid = push.get_cid(1, "push").payload["cidlist"][0]
 
-ignored = ["callback", "inapp_message", "notification.android", "notification.hmos", "notification.voip",
-           "options.classification", "options.third_party_channel", "sms_message"]
+ignored = ["callback", "inapp_message", "notification.android.builder_id", "notification.hmos", "notification.voip",
+           "options.classification", "options.third_party_channel.huawei", "options.third_party_channel.vivo",
+           "options.third_party_channel.xiaomi", "sms_message"]
 r = push.send_validate()
 check(r.status_code == 200 and r.payload.get("ignored") == ignored, "send_validate: %s" % r.payload)
 r = push.send()
@@ -152,8 +153,9 @@ print("jpush full body ok")
             }
             let report = try await relay.request("GET", "/admin/v1/messages/\(msgID)")
             #expect(report.json["ignored"] as? [String] == [
-                "callback", "inapp_message", "notification.android", "notification.hmos", "notification.voip",
-                "options.classification", "options.third_party_channel", "sms_message",
+                "callback", "inapp_message", "notification.android.builder_id", "notification.hmos", "notification.voip",
+                "options.classification", "options.third_party_channel.huawei", "options.third_party_channel.vivo",
+                "options.third_party_channel.xiaomi", "sms_message",
             ])
         }
     }
