@@ -57,6 +57,7 @@ public enum RelayAPI {
         HealthRoutes(context: context).register(in: &router)
         AdminAppRoutes(context: context).register(in: &router)
         AdminCredentialRoutes(context: context).register(in: &router)
+        AdminFCMCredentialRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)
         DeviceRegistryRoutes(context: context).register(in: &router)
         ReportRoutes(context: context).register(in: &router)

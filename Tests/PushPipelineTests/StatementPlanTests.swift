@@ -13,7 +13,7 @@ import TestSupport
 @Suite struct StatementPlanTests {
     static let statements = AudienceStatements.all + LeaseStatements.all + OutcomeStatements.all + WithdrawalStatements.all
         + ScheduleFiringStatements.all + BadgeStatements.all + DeliveryPartitionStatements.all
-        + DeviceStatements.all + AppStatements.all + CredentialStatements.all + GroupStatements.all + ScheduleStatements.all
+        + DeviceStatements.all + AppStatements.all + CredentialStatements.all + FCMCredentialStatements.all + GroupStatements.all + ScheduleStatements.all
         + ReportStatements.all
         + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
         + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
