@@ -55,6 +55,9 @@ public final class APNSClient: Sendable {
         case let .certificate(certificatePEM, keyPEM):
             tokens = nil
             tls = try TLSContext(caFile: configuration.caFile, clientCertificatePEM: certificatePEM, clientKeyPEM: keyPEM)
+        case .perRequest:
+            tokens = nil
+            tls = try resources.tokenTLSContext(caFile: configuration.caFile)
         }
         limiter = AsyncLimiter(limit: configuration.maxInFlight)
         urgentLimiter = AsyncLimiter(limit: max(1, configuration.maxInFlight / 4))
@@ -81,19 +84,20 @@ public final class APNSClient: Sendable {
     /// cancellation is not observed: a notification handed over is always answered, once.
     public func send(_ notification: APNSNotification) async -> APNSResult {
         if let problem = notification.validate() {
-            counters.count(.failed(.invalid(problem)))
+            counters.failed.add(1, ordering: .relaxed)
             return .failed(.invalid(problem))
         }
         await limiter.acquire()
         defer { limiter.release() }
         guard !isShutDown.load(ordering: .acquiring) else { return .failed(.shutdown) }
         let pool = pools[nextPool.wrappingAdd(1, ordering: .relaxed).oldValue % pools.count]
-        return await withCheckedContinuation { continuation in
-            let request = PendingRequest(notification: notification, recipient: .caller(continuation), queuedAt: clock.monotonicSeconds)
+        let answer = await withCheckedContinuation { continuation in
+            let request = PendingRequest(message: notification, recipient: .caller(continuation), queuedAt: clock.monotonicSeconds)
             if !pool.execute({ $0.enqueue(request) }) {
                 request.finish(.failed(.shutdown))
             }
         }
+        return APNSResult(answer, sentID: notification.apnsID)
     }
 
     /// Sends many notifications and returns what became of each, in the same order.
@@ -106,28 +110,34 @@ public final class APNSClient: Sendable {
     /// `urgent` ones (a single user's push) take slots of their own and go out before every
     /// other waiting notification, however many a broadcast has queued.
     public func send(_ notifications: [APNSNotification], urgent: Bool = false) async -> [APNSResult] {
-        guard !notifications.isEmpty else { return [] }
-        let limiter = urgent ? urgentLimiter : limiter
-        let batch = SendBatch(count: notifications.count, limiter: limiter)
-        var sendable: [Int] = []
-        sendable.reserveCapacity(notifications.count)
-        for (index, notification) in notifications.enumerated() {
-            if let problem = notification.validate() {
-                counters.count(.failed(.invalid(problem)))
-                batch.finishUnsent(index, .failed(.invalid(problem)))
-            } else {
-                sendable.append(index)
-            }
+        let problems = notifications.map { $0.validate() }
+        let invalid = problems.count { $0 != nil }
+        counters.failed.add(invalid, ordering: .relaxed)
+        let sendable = invalid == 0 ? notifications : notifications.indices.compactMap { problems[$0] == nil ? notifications[$0] : nil }
+        let answers = await send(messages: sendable, urgent: urgent)
+        var next = 0
+        return problems.map { problem in
+            if let problem { return .failed(.invalid(problem)) }
+            defer { next += 1 }
+            return APNSResult(answers[next], sentID: sendable[next].apnsID)
         }
-        // Wait for a quarter of the window to be free, so the loops get notifications in
+    }
+
+    /// Sends messages of any kind (APNs notifications, FCM messages) through the pools and
+    /// returns each one's answer, in order: the batch `send` without the APNs specifics.
+    package func send(messages: [some HTTP2Message], urgent: Bool) async -> [HTTP2Answer] {
+        guard !messages.isEmpty else { return [] }
+        let limiter = urgent ? urgentLimiter : limiter
+        let batch = SendBatch(count: messages.count, limiter: limiter)
+        // Wait for a quarter of the window to be free, so the loops get messages in
         // bulk rather than one freed slot at a time.
         let chunk = max(1, limiter.limit / 4)
         var next = 0
-        while next < sendable.count {
-            let granted = await limiter.acquire(upTo: sendable.count - next, atLeast: min(chunk, sendable.count - next))
+        while next < messages.count {
+            let granted = await limiter.acquire(upTo: messages.count - next, atLeast: min(chunk, messages.count - next))
             let now = clock.monotonicSeconds
-            let requests = sendable[next..<(next + granted)].map { index in
-                PendingRequest(notification: notifications[index], recipient: .batch(batch, index: index), queuedAt: now, urgent: urgent)
+            let requests = (next..<(next + granted)).map { index in
+                PendingRequest(message: messages[index], recipient: .batch(batch, index: index), queuedAt: now, urgent: urgent)
             }
             next += granted
             guard !isShutDown.load(ordering: .acquiring) else {

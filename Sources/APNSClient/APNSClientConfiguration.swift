@@ -8,6 +8,9 @@ public struct APNSClientConfiguration: Sendable {
         case token(keyPEM: String, keyID: String, teamID: String)
         /// A TLS client certificate (PEM, leaf first, intermediates after) and its key.
         case certificate(certificatePEM: String, keyPEM: String)
+        /// Each message carries its own `authorization` (FCM's OAuth2 access token): the
+        /// client adds none.
+        case perRequest
     }
 
     /// The APNs production endpoint.

@@ -36,10 +36,10 @@ final class StatisticsCounters: Sendable {
     let streamsOpen = Atomic<Int>(0)
     let streamsHighWater = Atomic<Int>(0)
 
-    func count(_ result: APNSResult) {
-        switch result {
-        case .accepted: accepted.add(1, ordering: .relaxed)
-        case .rejected: rejected.add(1, ordering: .relaxed)
+    func count(_ answer: HTTP2Answer) {
+        switch answer {
+        case let .response(response) where response.status == 200: accepted.add(1, ordering: .relaxed)
+        case .response: rejected.add(1, ordering: .relaxed)
         case .failed: failed.add(1, ordering: .relaxed)
         }
     }

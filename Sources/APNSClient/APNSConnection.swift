@@ -18,6 +18,7 @@ final class APNSConnection {
         let sentAt: Double
         var status = 0
         var apnsID: UUID?
+        var retryAfter: String?
         var response: [UInt8] = []
         var timedOut = false
         /// The error code of an RST_STREAM the server sent for this stream.
@@ -25,7 +26,7 @@ final class APNSConnection {
 
         init(request: PendingRequest, token: String?, sentAt: Double) {
             self.request = request
-            self.body = request.notification.payload
+            self.body = request.message.body
             self.token = token
             self.sentAt = sentAt
         }
@@ -130,7 +131,7 @@ final class APNSConnection {
             authorizationToken = token
             authorization = Array("bearer \(token)".utf8)
         }
-        headerBlock.build(request.notification, authority: authority, authorization: token == nil ? nil : authorization)
+        headerBlock.build(request.message, authority: authority, authorization: token == nil ? nil : authorization)
         // nghttp2 hands the stream back to every callback (as the data source and as the
         // stream's user data), so they need no table lookup; `streams` keeps it alive.
         let stream = Stream(request: request, token: token, sentAt: now)
@@ -402,6 +403,8 @@ final class APNSConnection {
             stream.status = status
         } else if name.elementsEqual("apns-id".utf8) {
             stream.apnsID = APNSID.parse(value)
+        } else if name.elementsEqual("retry-after".utf8) {
+            stream.retryAfter = String(decoding: value, as: UTF8.self)
         }
     }
 
@@ -412,8 +415,8 @@ final class APNSConnection {
         if stream.status != 0 {
             answeredAny = true
             if streamWindow < peerMaxStreams { streamWindow += 1 }
-            pool.answered(stream.request, on: self, status: stream.status, apnsID: stream.apnsID,
-                          body: stream.response, token: stream.token)
+            pool.answered(stream.request, on: self, response: HTTP2Response(
+                status: stream.status, apnsID: stream.apnsID, retryAfter: stream.retryAfter, body: stream.response), token: stream.token)
         } else if stream.timedOut {
             pool.timedOut(stream.request)
         } else if stream.resetByServer == NGHTTP2_PROTOCOL_ERROR.rawValue {

@@ -164,7 +164,7 @@ final class ConnectionPool {
         }
     }
 
-    private func finish(_ request: PendingRequest, _ result: APNSResult) {
+    private func finish(_ request: PendingRequest, _ result: HTTP2Answer) {
         counters.count(result)
         request.finish(result)
     }
@@ -290,11 +290,8 @@ final class ConnectionPool {
         run(state.goAwayReceived(connection.id))
     }
 
-    func answered(_ request: PendingRequest, on connection: APNSConnection, status: Int, apnsID: UUID?, body: [UInt8], token: String?) {
-        let result = status == 200
-            ? APNSResult.accepted(apnsID: apnsID ?? request.notification.apnsID)
-            : APNSResult(status: status, apnsID: nil, body: body, sentID: request.notification.apnsID)
-        run(state.answered(request, on: connection.id, result: result) {
+    func answered(_ request: PendingRequest, on connection: APNSConnection, response: HTTP2Response, token: String?) {
+        run(state.answered(request, on: connection.id, response: response) {
             guard let tokens, let token else { return false }
             return (try? tokens.tokenExpired(token)) == true
         })

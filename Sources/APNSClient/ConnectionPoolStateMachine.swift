@@ -28,9 +28,9 @@ struct ConnectionPoolStateMachine {
         /// Hands the requests, in order, to the connections with room.
         case send([PendingRequest], token: String?)
         /// Reports `result` to the request.
-        case finish(PendingRequest, APNSResult)
+        case finish(PendingRequest, HTTP2Answer)
         /// Reports `result` to each request.
-        case finishAll([PendingRequest], APNSResult)
+        case finishAll([PendingRequest], HTTP2Answer)
         /// A request goes out again (counted).
         case retried
         /// Runs a dispatch round soon, from the loop (never inside a connection's callbacks).
@@ -100,7 +100,7 @@ struct ConnectionPoolStateMachine {
         var send: [PendingRequest] = []
         var expired: [PendingRequest] = []
         while send.count < freeStreams, let request = waiting.popFirst() {
-            if Self.isExpired(request.notification, wallNow: wallNow) {
+            if Self.isExpired(request.message, wallNow: wallNow) {
                 expired.append(request)
             } else {
                 send.append(request)
@@ -131,16 +131,17 @@ struct ConnectionPoolStateMachine {
     ///
     /// - Parameter sentTokenExpired: whether the provider token it went with has expired
     ///   (asked only for an `ExpiredProviderToken` answer).
-    mutating func answered(_ request: PendingRequest, on id: Int, result: APNSResult, sentTokenExpired: () -> Bool) -> [Action] {
+    mutating func answered(_ request: PendingRequest, on id: Int, response: HTTP2Response, sentTokenExpired: () -> Bool) -> [Action] {
         connectFailures = 0
         nextConnectAt = 0
-        if case .rejected(403, .expiredProviderToken, _) = result, !request.retriedWithNewToken, sentTokenExpired() {
+        let result = HTTP2Answer.response(response)
+        if response.status == 403, !request.retriedWithNewToken, response.isExpiredProviderToken, sentTokenExpired() {
             // One retry with the fresh token; a second ExpiredProviderToken goes to the caller.
             request.retriedWithNewToken = true
             waiting.prepend(request)
             return [.scheduleDispatch]
         }
-        if case .rejected(503, _, _) = result, connections[id] != nil {
+        if response.status == 503, connections[id] != nil {
             connections[id] = .draining
             return [.drain(id: id), .finish(request, result), .scheduleDispatch]
         }
@@ -177,7 +178,7 @@ struct ConnectionPoolStateMachine {
             return [.finish(request, .failed(.shutdown))]
         } else if request.attempts >= limits.maxAttempts {
             return [.finish(request, .failed(.connectionFailed("no answer after \(request.attempts) attempts: \(reason)")))]
-        } else if Self.isExpired(request.notification, wallNow: wallNow) {
+        } else if Self.isExpired(request.message, wallNow: wallNow) {
             return [.finish(request, .failed(.expired))]
         }
         request.queuedAt = now
@@ -303,7 +304,7 @@ struct ConnectionPoolStateMachine {
         var expired: [PendingRequest] = []
         var starved: [PendingRequest] = []
         _ = waiting.removeAll { request in
-            if Self.isExpired(request.notification, wallNow: wallNow) {
+            if Self.isExpired(request.message, wallNow: wallNow) {
                 expired.append(request)
             } else if now - request.queuedAt > limits.queueTimeout {
                 starved.append(request)
@@ -347,14 +348,14 @@ struct ConnectionPoolStateMachine {
         return actions
     }
 
-    private mutating func failAllWaiting(_ result: APNSResult) -> [Action] {
+    private mutating func failAllWaiting(_ result: HTTP2Answer) -> [Action] {
         let all = waiting.removeAll { _ in true }
         return all.isEmpty ? [] : [.finishAll(all, result)]
     }
 
-    /// Whether a retry would deliver the notification after it expired (0 means "now or never").
-    static func isExpired(_ notification: APNSNotification, wallNow: Date) -> Bool {
-        guard let expiration = notification.expiration, expiration > 0 else { return false }
+    /// Whether a retry would deliver the message after it expired (0 means "now or never").
+    static func isExpired(_ message: any HTTP2Message, wallNow: Date) -> Bool {
+        guard let expiration = message.expiration, expiration > 0 else { return false }
         return wallNow.timeIntervalSince1970 > Double(expiration)
     }
 

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The results of one `send(_ notifications:)`, filled in by the loop threads and handed
+/// The answers of one `send(messages:)`, filled in by the loop threads and handed
 /// to the caller when the last one arrives.
 ///
 /// Thread rule: each slot is written once, by whichever thread finishes that request;
@@ -8,11 +8,11 @@ import Synchronization
 /// release on every decrement) orders every write before the caller reads the results.
 /// Each finished request gives its in-flight slot back to the limiter.
 final class SendBatch: @unchecked Sendable {
-    private let results: UnsafeMutableBufferPointer<APNSResult>
+    private let results: UnsafeMutableBufferPointer<HTTP2Answer>
     /// Unfinished requests, plus one held by the submitter until it waits.
     private let remaining: Atomic<Int>
     private let limiter: AsyncLimiter
-    private var continuation: CheckedContinuation<[APNSResult], Never>?
+    private var continuation: CheckedContinuation<[HTTP2Answer], Never>?
 
     init(count: Int, limiter: AsyncLimiter) {
         results = .allocate(capacity: count)
@@ -26,21 +26,15 @@ final class SendBatch: @unchecked Sendable {
         results.deallocate()
     }
 
-    /// A result that never took an in-flight slot (refused before sending).
-    func finishUnsent(_ index: Int, _ result: APNSResult) {
-        results[index] = result
-        countDown()
-    }
-
     /// A request handed to a pool came back.
-    func finish(_ index: Int, _ result: APNSResult) {
+    func finish(_ index: Int, _ result: HTTP2Answer) {
         results[index] = result
         limiter.release()
         countDown()
     }
 
     /// Suspends until every result is in; call once, after handing every request over.
-    func wait() async -> [APNSResult] {
+    func wait() async -> [HTTP2Answer] {
         await withCheckedContinuation { continuation in
             self.continuation = continuation
             countDown()

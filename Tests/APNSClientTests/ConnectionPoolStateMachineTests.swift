@@ -20,13 +20,13 @@ import Testing
     private func request(_ name: String, expiresIn: Int? = nil, queuedAt: Double = 0) -> PendingRequest {
         var notification = APNSNotification(deviceToken: name, topic: "com.example.app", payload: Array("{}".utf8))
         notification.expiration = expiresIn.map { Int(Self.wallNow.timeIntervalSince1970) + $0 }
-        return PendingRequest(notification: notification, recipient: .batch(batch, index: 0), queuedAt: queuedAt)
+        return PendingRequest(message: notification, recipient: .batch(batch, index: 0), queuedAt: queuedAt)
     }
 
     /// The actions, written out with requests by name, so a test reads as the pool's story.
     private func describe(_ actions: [ConnectionPoolStateMachine.Action]) -> [String] {
         func names(_ requests: [PendingRequest]) -> String {
-            requests.map(\.notification.deviceToken).joined(separator: ",")
+            requests.map(\.token).joined(separator: ",")
         }
         return actions.map { action in
             switch action {
@@ -91,7 +91,7 @@ import Testing
         var pool = machineWithReadyConnection()
         _ = pool.enqueue([request("old", expiresIn: -1), request("new", expiresIn: 60), request("now", expiresIn: 0)])
         #expect(describe(pool.dispatchGranted(freeStreams: 2, token: nil, now: 0, wallNow: Self.wallNow))
-            == ["finish old \(APNSResult.failed(.expired))", "send new,now token=-"])
+            == ["finish old \(HTTP2Answer.failed(.expired))", "send new,now token=-"])
     }
 
     @Test func requestsAConnectionRefusedGoOutNextAndItDrains() {
@@ -110,7 +110,7 @@ import Testing
         var pool = machine()
         _ = pool.enqueue([request("a"), request("b")])
         #expect(describe(pool.tokenUnavailable("bad key"))
-            == ["finish a,b \(APNSResult.failed(.connectionFailed("cannot sign a provider token: bad key")))"])
+            == ["finish a,b \(HTTP2Answer.failed(.connectionFailed("cannot sign a provider token: bad key")))"])
         #expect(!pool.hasWaiting)
     }
 
@@ -118,32 +118,33 @@ import Testing
 
     @Test func answersAreReportedAndA503DrainsItsConnection() {
         var pool = machineWithReadyConnection()
-        let accepted = APNSResult.accepted(apnsID: UUID())
-        #expect(describe(pool.answered(request("a"), on: 1, result: accepted) { false }) == ["finish a \(accepted)", "dispatch"])
-        let unavailable = APNSResult.rejected(status: 503, reason: .serviceUnavailable, timestamp: nil)
-        #expect(describe(pool.answered(request("b"), on: 1, result: unavailable) { false })
-            == ["drain 1", "finish b \(unavailable)", "dispatch"])
+        let accepted = HTTP2Response(status: 200)
+        #expect(describe(pool.answered(request("a"), on: 1, response: accepted) { false })
+            == ["finish a \(HTTP2Answer.response(accepted))", "dispatch"])
+        let unavailable = HTTP2Response(status: 503, body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8))
+        #expect(describe(pool.answered(request("b"), on: 1, response: unavailable) { false })
+            == ["drain 1", "finish b \(HTTP2Answer.response(unavailable))", "dispatch"])
         #expect(pool.connections[1] == .draining)
     }
 
     @Test func anExpiredProviderTokenIsRetriedOnceWhenTheTokenDidExpire() {
         var pool = machineWithReadyConnection()
-        let expired = APNSResult.rejected(status: 403, reason: .expiredProviderToken, timestamp: nil)
+        let expired = HTTP2Response(status: 403, body: Array(#"{"reason":"ExpiredProviderToken"}"#.utf8))
         let a = request("a")
         // The token it went with is still fresh: the answer goes to the caller.
-        #expect(describe(pool.answered(a, on: 1, result: expired) { false }) == ["finish a \(expired)", "dispatch"])
+        #expect(describe(pool.answered(a, on: 1, response: expired) { false }) == ["finish a \(HTTP2Answer.response(expired))", "dispatch"])
         let b = request("b")
-        #expect(describe(pool.answered(b, on: 1, result: expired) { true }) == ["dispatch"])
+        #expect(describe(pool.answered(b, on: 1, response: expired) { true }) == ["dispatch"])
         #expect(b.retriedWithNewToken)
         #expect(describe(pool.dispatchGranted(freeStreams: 1, token: "fresh", now: 0, wallNow: Self.wallNow)) == ["send b token=fresh"])
-        #expect(describe(pool.answered(b, on: 1, result: expired) { true }) == ["finish b \(expired)", "dispatch"])
+        #expect(describe(pool.answered(b, on: 1, response: expired) { true }) == ["finish b \(HTTP2Answer.response(expired))", "dispatch"])
     }
 
     @Test func refusedAndTimedOutRequestsFailForGood() {
         var pool = machineWithReadyConnection()
         #expect(describe(pool.refused(request("a"), because: "malformed"))
-            == ["finish a \(APNSResult.failed(.refused("malformed")))", "dispatch"])
-        #expect(describe(pool.timedOut(request("b"))) == ["finish b \(APNSResult.failed(.timedOut))", "dispatch"])
+            == ["finish a \(HTTP2Answer.failed(.refused("malformed")))", "dispatch"])
+        #expect(describe(pool.timedOut(request("b"))) == ["finish b \(HTTP2Answer.failed(.timedOut))", "dispatch"])
     }
 
     // MARK: retry
@@ -163,13 +164,13 @@ import Testing
         #expect(a.attempts == 1)
         _ = pool.dispatchGranted(freeStreams: 1, token: nil, now: 8, wallNow: Self.wallNow)
         #expect(describe(pool.retry(a, because: "stream reset (2)", countsAsAttempt: true, now: 9, wallNow: Self.wallNow))
-            == ["finish a \(APNSResult.failed(.connectionFailed("no answer after 2 attempts: stream reset (2)")))", "dispatch"])
+            == ["finish a \(HTTP2Answer.failed(.connectionFailed("no answer after 2 attempts: stream reset (2)")))", "dispatch"])
     }
 
     @Test func anExpiredRequestIsNotRetried() {
         var pool = machineWithReadyConnection()
         #expect(describe(pool.retry(request("a", expiresIn: -1), because: "reset", countsAsAttempt: true, now: 0, wallNow: Self.wallNow))
-            == ["finish a \(APNSResult.failed(.expired))", "dispatch"])
+            == ["finish a \(HTTP2Answer.failed(.expired))", "dispatch"])
     }
 
     // MARK: connection closed, connect failed, backoff
@@ -213,7 +214,7 @@ import Testing
         #expect(describe(pool.connectionClosed(3, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
                                                now: 12, wallNow: Self.wallNow, random: 1))
             == ["release", "connect failed refused #3 retry in 0.400",
-                "finish a \(APNSResult.failed(.connectionFailed("refused")))", "dispatch"])
+                "finish a \(HTTP2Answer.failed(.connectionFailed("refused")))", "dispatch"])
     }
 
     @Test func anAnswerResetsTheBackoff() {
@@ -224,7 +225,7 @@ import Testing
                                   now: 0, wallNow: Self.wallNow, random: 1)
         _ = pool.dispatchGranted(freeStreams: 0, token: nil, now: 0.2, wallNow: Self.wallNow)
         _ = pool.connectionReady(2)
-        _ = pool.answered(request("b"), on: 2, result: .accepted(apnsID: UUID())) { false }
+        _ = pool.answered(request("b"), on: 2, response: HTTP2Response(status: 200)) { false }
         _ = pool.connectionClosed(2, reason: "closed by peer", unanswered: [], wasReady: true, answeredAny: true,
                                   now: 0.3, wallNow: Self.wallNow, random: 1)
         // Connection 3 may open at once, and its failure is the first in a row again.
@@ -243,8 +244,8 @@ import Testing
         _ = pool.connectionClosed(1, reason: "refused", unanswered: [], wasReady: false, answeredAny: false,
                                   now: 0, wallNow: Self.wallNow, random: 1)
         #expect(describe(pool.tick(now: 61, wallNow: Self.wallNow)) == [
-            "finish expired \(APNSResult.failed(.expired))",
-            "finish starved \(APNSResult.failed(.connectionFailed("no usable connection: refused")))",
+            "finish expired \(HTTP2Answer.failed(.expired))",
+            "finish starved \(HTTP2Answer.failed(.connectionFailed("no usable connection: refused")))",
         ])
         #expect(pool.hasWaiting)
         #expect(describe(pool.tick(now: 61, wallNow: Self.wallNow)) == [])
@@ -306,13 +307,13 @@ import Testing
         _ = pool.dispatchGranted(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)
         #expect(pool.connections == [1: .draining, 2: .connecting])
         #expect(describe(pool.shutdown()) == [
-            "finish a \(APNSResult.failed(.shutdown))", "drain 1", "close 2 shutting down",
+            "finish a \(HTTP2Answer.failed(.shutdown))", "drain 1", "close 2 shutting down",
         ])
-        #expect(describe(pool.enqueue([request("late")])) == ["finish late \(APNSResult.failed(.shutdown))"])
+        #expect(describe(pool.enqueue([request("late")])) == ["finish late \(HTTP2Answer.failed(.shutdown))"])
         let closed = pool.connectionClosed(1, reason: "drained", unanswered: [request("b")], wasReady: true, answeredAny: true,
                                            now: 0, wallNow: Self.wallNow, random: 1)
         #expect(describe(closed) == [
-            "release", "closed 1 drained unanswered=1", "finish b \(APNSResult.failed(.shutdown))", "dispatch",
+            "release", "closed 1 drained unanswered=1", "finish b \(HTTP2Answer.failed(.shutdown))", "dispatch",
         ])
         #expect(describe(pool.connectionClosed(2, reason: "shutting down", unanswered: [], wasReady: false, answeredAny: false,
                                                now: 0, wallNow: Self.wallNow, random: 1)).last == "shut down")

@@ -7,7 +7,7 @@ import Testing
     /// Requests named by their notification's token; their results go nowhere that is read.
     private func requests(_ names: [String], urgent: Bool, batch: SendBatch) -> [PendingRequest] {
         names.enumerated().map { index, name in
-            PendingRequest(notification: APNSNotification(deviceToken: name, topic: "com.example.app", payload: Array("{}".utf8)),
+            PendingRequest(message: APNSNotification(deviceToken: name, topic: "com.example.app", payload: Array("{}".utf8)),
                            recipient: .batch(batch, index: index), queuedAt: 0, urgent: urgent)
         }
     }
@@ -15,7 +15,7 @@ import Testing
     private func drain(_ queue: inout RequestQueue) -> [String] {
         var names: [String] = []
         while let request = queue.popFirst() {
-            names.append(request.notification.deviceToken)
+            names.append(request.token)
             request.finish(.failed(.shutdown))
         }
         return names
@@ -34,7 +34,7 @@ import Testing
         queue.append(urgent[1])
         let first = queue.popFirst()!
         let second = queue.popFirst()!
-        #expect([first, second].map(\.notification.deviceToken) == ["u1", "u2"])
+        #expect([first, second].map(\.token) == ["u1", "u2"])
         // Put back (a connection that could not take them): each goes out next among its kind.
         queue.prepend(second)
         let third = queue.popFirst()!
@@ -50,9 +50,14 @@ import Testing
         for request in requests(["b1", "b2"], urgent: false, batch: batch) + requests(["u1", "u2"], urgent: true, batch: batch) {
             queue.append(request)
         }
-        let removed = queue.removeAll { $0.notification.deviceToken.hasSuffix("1") }
-        #expect(removed.map(\.notification.deviceToken) == ["u1", "b1"])
+        let removed = queue.removeAll { $0.token.hasSuffix("1") }
+        #expect(removed.map(\.token) == ["u1", "b1"])
         for request in removed { request.finish(.failed(.shutdown)) }
         #expect(drain(&queue) == ["u2", "b2"])
     }
+}
+
+extension PendingRequest {
+    /// The device token of the notification it carries (the tests' requests' names).
+    var token: String { (message as? APNSNotification)?.deviceToken ?? "" }
 }
