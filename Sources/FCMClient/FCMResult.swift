@@ -1,0 +1,74 @@
+import Foundation
+
+/// What became of one message.
+public enum FCMResult: Sendable, Hashable {
+    /// FCM took it (200): `projects/{project_id}/messages/{message_id}`.
+    case accepted(name: String)
+    /// FCM answered an error.
+    ///
+    /// - `tokenProblem`: a 400 about the registration token itself (FCM's `FcmError` detail
+    ///   without a `BadRequest` field violation, or one on `message.token`), not the payload.
+    /// - `retryAfter`: the `Retry-After` header in seconds, when FCM sent one.
+    case rejected(status: Int, error: FCMErrorCode, message: String, tokenProblem: Bool, retryAfter: Double?)
+    /// No answer from FCM.
+    case failed(FCMFailure)
+}
+
+/// Why a message got no answer from FCM.
+public enum FCMFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The message broke a rule checked before sending.
+    case invalid(FCMValidationError)
+    /// No access token could be obtained: the token endpoint refused the credential (`broken`)
+    /// or could not be reached.
+    case accessToken(String, broken: Bool)
+    /// The server's HTTP/2 layer refused the request for its content: it would fail again.
+    case refused(String)
+    /// No connection could be made, or connections kept dying, until the retries ran out.
+    case connectionFailed(String)
+    /// FCM did not answer in time after the request was sent.
+    case timedOut
+    /// The message's expiration passed before it could be sent.
+    case expired
+    /// The client is shutting down; the message was never sent.
+    case shutdown
+
+    public var description: String {
+        switch self {
+        case let .invalid(error): "invalid message: \(error)"
+        case let .accessToken(detail, _): "no access token: \(detail)"
+        case let .refused(detail): "refused: \(detail)"
+        case let .connectionFailed(detail): "connection failed: \(detail)"
+        case .timedOut: "timed out waiting for FCM"
+        case .expired: "expired before it could be sent"
+        case .shutdown: "client shut down"
+        }
+    }
+}
+
+extension FCMResult {
+    /// Reads an FCM answer.
+    ///
+    /// - Parameters:
+    ///   - status: the `:status`.
+    ///   - body: the JSON body: `{"name":…}` on 200, `{"error":{code,message,status,details}}` otherwise.
+    ///   - retryAfter: the `Retry-After` header, if any (seconds; an HTTP date counts as absent).
+    public init(status: Int, body: [UInt8], retryAfter: String?) {
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        if status == 200 {
+            self = .accepted(name: object?["name"] as? String ?? "")
+            return
+        }
+        let error = object?["error"] as? [String: Any]
+        let details = error?["details"] as? [[String: Any]] ?? []
+        let fcmCode = details.first { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"] as? String
+        let violations = details
+            .filter { ($0["@type"] as? String)?.hasSuffix("google.rpc.BadRequest") == true }
+            .flatMap { $0["fieldViolations"] as? [[String: Any]] ?? [] }
+            .compactMap { $0["field"] as? String }
+        let code = FCMErrorCode(fcmCode ?? error?["status"] as? String ?? "")
+        let tokenProblem = status == 400 && code == .invalidArgument
+            && (violations.isEmpty ? fcmCode != nil : violations.allSatisfy { $0 == "message.token" })
+        self = .rejected(status: status, error: code, message: error?["message"] as? String ?? "",
+                         tokenProblem: tokenProblem, retryAfter: retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) })
+    }
+}

@@ -1,0 +1,29 @@
+import APNSClient
+import Foundation
+
+/// Reads the token endpoint's answer (RFC 6749 §5): `{"access_token","expires_in","token_type"}`,
+/// or `{"error","error_description"}`. An error that names the credential (`invalid_grant`,
+/// `invalid_client`, `unauthorized_client`, any 401/403) marks it broken; the rest
+/// (unreachable, 429, 5xx) is worth trying again.
+enum TokenAnswer {
+    static func read(_ answer: HTTP2Answer) -> Result<(token: String, expiresIn: TimeInterval), FCMFailure> {
+        guard case let .response(response) = answer else {
+            if case let .failed(failure) = answer { return .failure(.accessToken("token endpoint: \(failure)", broken: false)) }
+            return .failure(.accessToken("token endpoint: no answer", broken: false))
+        }
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        if response.status == 200 {
+            guard let token = object?["access_token"] as? String, !token.isEmpty else {
+                return .failure(.accessToken("token endpoint answered 200 without access_token", broken: false))
+            }
+            let expiresIn = (object?["expires_in"] as? NSNumber)?.doubleValue ?? 3600
+            return .success((token, max(0, expiresIn)))
+        }
+        let error = object?["error"] as? String ?? ""
+        let description = object?["error_description"] as? String ?? ""
+        let broken = ["invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope"].contains(error)
+            || response.status == 401 || response.status == 403
+        let detail = [error, description].filter { !$0.isEmpty }.joined(separator: ": ")
+        return .failure(.accessToken("token endpoint answered \(response.status)\(detail.isEmpty ? "" : " (\(detail))")", broken: broken))
+    }
+}
