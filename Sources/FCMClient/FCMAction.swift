@@ -1,3 +1,5 @@
+import APNSClient
+
 /// What the pipeline does with a device after a `send`: FCM's error table as code
 /// (docs/fcm.md). The client has already refreshed its access token once on a 401 and
 /// waited out nothing: retries are the caller's, after `retry(after:)`.
@@ -22,10 +24,10 @@ public enum FCMAction: Sendable, Hashable {
         case let .failed(failure):
             switch failure {
             case let .accessToken(detail, broken: true): self = .credentialsBroken(reason: detail)
-            case .accessToken, .connectionFailed, .timedOut, .shutdown: self = .retry(after: nil)
+            case .accessToken, .transport(.connectionFailed), .transport(.timedOut), .transport(.shutdown): self = .retry(after: nil)
             case .invalid(.badToken): self = .invalidateToken(reason: "InvalidRegistration")
-            case .invalid, .refused: self = .failMessage(reason: failure.description)
-            case .expired: self = .failMessage(reason: "Expired")
+            case .transport(.expired): self = .failMessage(reason: "Expired")
+            case .invalid, .transport(.refused), .transport(.invalid): self = .failMessage(reason: failure.description)
             }
         }
     }

@@ -50,7 +50,7 @@ public final class FCMClient: Sendable {
                 token = value
             case let .failure(failure):
                 for index in pending { results[index] = .failed(failure) }
-                return results.map { $0 ?? .failed(.shutdown) }
+                return results.map { $0 ?? .failed(.transport(.shutdown)) }
             }
             let authorization = Array("Bearer \(token)".utf8)
             let requests = pending.map { index in
@@ -70,7 +70,7 @@ public final class FCMClient: Sendable {
             refreshed = true
             pending = unauthorized
         }
-        return results.map { $0 ?? .failed(.shutdown) }
+        return results.map { $0 ?? .failed(.transport(.shutdown)) }
     }
 
     /// The connections' counters (the token endpoint's are apart).
@@ -90,14 +90,7 @@ extension FCMResult {
         case let .response(response):
             self.init(status: response.status, body: response.body, retryAfter: response.retryAfter)
         case let .failed(failure):
-            switch failure {
-            case let .refused(detail): self = .failed(.refused(detail))
-            case let .connectionFailed(detail): self = .failed(.connectionFailed(detail))
-            case .timedOut: self = .failed(.timedOut)
-            case .expired: self = .failed(.expired)
-            case .shutdown: self = .failed(.shutdown)
-            case .invalid: self = .failed(.refused(failure.description))
-            }
+            self = .failed(.transport(failure))
         }
     }
 }

@@ -1,3 +1,4 @@
+import APNSClient
 import Foundation
 
 /// What became of one message.
@@ -21,26 +22,15 @@ public enum FCMFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No access token could be obtained: the token endpoint refused the credential (`broken`)
     /// or could not be reached.
     case accessToken(String, broken: Bool)
-    /// The server's HTTP/2 layer refused the request for its content: it would fail again.
-    case refused(String)
-    /// No connection could be made, or connections kept dying, until the retries ran out.
-    case connectionFailed(String)
-    /// FCM did not answer in time after the request was sent.
-    case timedOut
-    /// The message's expiration passed before it could be sent.
-    case expired
-    /// The client is shutting down; the message was never sent.
-    case shutdown
+    /// The connection machinery's failure (shared with APNs): no connection, timed out,
+    /// expired before it could be sent, refused by the server's HTTP/2 layer, shut down.
+    case transport(APNSFailure)
 
     public var description: String {
         switch self {
         case let .invalid(error): "invalid message: \(error)"
         case let .accessToken(detail, _): "no access token: \(detail)"
-        case let .refused(detail): "refused: \(detail)"
-        case let .connectionFailed(detail): "connection failed: \(detail)"
-        case .timedOut: "timed out waiting for FCM"
-        case .expired: "expired before it could be sent"
-        case .shutdown: "client shut down"
+        case let .transport(failure): failure.description.replacingOccurrences(of: "APNs", with: "FCM")
         }
     }
 }

@@ -1,3 +1,4 @@
+import APNSClient
 import Foundation
 import Testing
 @testable import FCMClient
@@ -71,9 +72,9 @@ import Testing
     @Test func failuresBeforeOrWithoutAnAnswer() {
         #expect(FCMAction(for: .failed(.invalid(.badToken))) == .invalidateToken(reason: "InvalidRegistration"))
         #expect(FCMAction(for: .failed(.invalid(.notAnObject))) == .failMessage(reason: "invalid message: message is not a JSON object"))
-        #expect(FCMAction(for: .failed(.expired)) == .failMessage(reason: "Expired"))
-        for failure in [FCMFailure.timedOut, .shutdown, .connectionFailed("reset")] {
-            #expect(FCMAction(for: .failed(failure)) == .retry(after: nil))
+        #expect(FCMAction(for: .failed(.transport(.expired))) == .failMessage(reason: "Expired"))
+        for failure in [APNSFailure.timedOut, .shutdown, .connectionFailed("reset")] {
+            #expect(FCMAction(for: .failed(.transport(failure))) == .retry(after: nil))
         }
     }
 
