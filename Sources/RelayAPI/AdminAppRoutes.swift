@@ -41,6 +41,7 @@ struct AdminAppRoutes: Sendable {
             guard let record = try await apps.find(appKey: appKey) else { throw Self.appNotFound(appKey) }
             return try jsonResponse(200, encoding: AppShapes.Shown(
                 record: record, credentials: AppCredentials(try await credentials.metadata(appKey: appKey)),
+                fcm: try await FCMCredentialRepository(pool: context.dependencies.pool, box: context.dependencies.secretBox).metadata(appKey: appKey),
                 devices: try await DeviceCounts.read(appKey: appKey, pool: context.dependencies.pool)))
         })
 

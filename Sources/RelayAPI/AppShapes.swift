@@ -20,17 +20,19 @@ enum AppShapes {
         }
     }
 
-    /// `GET /admin/v1/apps/{app_key}`: the app, its credentials (`apns`, null without one)
-    /// and its device counts.
+    /// `GET /admin/v1/apps/{app_key}`: the app, its credentials (`apns`, `fcm`, each null
+    /// without one) and its device counts.
     struct Shown: Encodable {
         var record: AppRecord
         var credentials: AppCredentials?
+        var fcm: FCMCredentialMetadata?
         var devices: DeviceCounts
 
         func encode(to encoder: any Encoder) throws {
             try App(record).encode(to: encoder)
             var container = encoder.container(keyedBy: AnswerKey.self)
             try container.encode(credentials, forKey: "apns")
+            try container.encode(fcm, forKey: "fcm")
             try container.encode(devices, forKey: "devices")
         }
     }

@@ -170,6 +170,19 @@ import Testing
         #expect(overview.contains("production: <span class=\"badge ok\">") && overview.contains("sandbox: <span class=\"badge bad\">"))
     }
 
+    @Test func theFCMCredentialAndAndroidDevicesAreShown() {
+        func app(android: Int, project: String?, broken: String?) -> DashboardApp {
+            DashboardApp(key: "0123456789abcdef01234567", name: "Droid", createdAt: "2026-12-01T00:00:00Z", sandboxCredential: nil,
+                         productionCredential: nil, production: 1, sandbox: 0, android: android, fcmProjectID: project, fcmBrokenReason: broken)
+        }
+        #expect(app(android: 0, project: nil, broken: nil).fcmStatus.level == .ok, "no Android devices: nothing to warn about")
+        #expect(app(android: 2, project: nil, broken: nil).fcmStatus.level == .warning)
+        #expect(app(android: 2, project: "shop", broken: "UNAUTHENTICATED").fcmStatus.level == .bad)
+        let page = DashboardPages.app(app(android: 2, project: "shop", broken: nil), bars: [], failures: [:], messages: [], now: now, csrf: "c")
+        #expect(page.contains("FCM credential</th><td><span class=\"badge ok\">service account") && page.contains("project shop"))
+        #expect(page.contains("Android devices"))
+    }
+
     @Test func pagesEscapeWhatTheyShow() {
         #expect(HTML.escape("<b a=\"1\">&'") == "&lt;b a=&quot;1&quot;&gt;&amp;&#39;")
         let counters = MessageCounters(id: MessageID(rawValue: 1)!, state: .done, target: 2, sent: 1, failed: 0, invalidated: 0, expired: 0,

@@ -50,6 +50,9 @@ import Testing
                 try relay.secretBox.open(sealed, associatedData: FCMCredentialRepository.associatedData(appKey: "another-app"))
             }
 
+            let appReply = try await relay.request("GET", "/admin/v1/apps/\(app.key)")
+            #expect((appReply.json["fcm"] as? [String: Any])?["project_id"] as? String == "shop-demo")
+
             // A new upload replaces it.
             let again = try await relay.request("PUT", "/admin/v1/apps/\(app.key)/fcm", body: try Self.keyFile(["project_id": "shop-prod"]))
             #expect(again.json["project_id"] as? String == "shop-prod")
@@ -58,6 +61,7 @@ import Testing
             let gone = try await relay.request("GET", "/admin/v1/apps/\(app.key)/fcm")
             #expect(gone.status == 404 && gone.errorCode == 1008)
             #expect(try await relay.request("DELETE", "/admin/v1/apps/\(app.key)/fcm").status == 404)
+            #expect(try await relay.request("GET", "/admin/v1/apps/\(app.key)").json["fcm"] is NSNull)
             #expect(try await relay.request("PUT", "/admin/v1/apps/000000000000000000000000/fcm", body: file).status == 404)
         }
     }

@@ -74,6 +74,9 @@ enum DashboardPages {
             if let topic = credential?.topic { body += " <span class=\"muted\">topic \(HTML.escape(topic))</span>" }
             body += "</td></tr>"
         }
+        body += "<tr><th>FCM credential</th><td>" + badge(app.fcmStatus)
+        if let project = app.fcmProjectID { body += " <span class=\"muted\">project \(HTML.escape(project))</span>" }
+        body += "</td></tr>"
         body += "</table></div>"
         body += chartCard(bars) + failuresCard(failures) + messagesCard(messages, title: "Messages")
         body += testPushForm(apps: [app], selected: app.key, csrf: csrf)

@@ -29,10 +29,15 @@ public struct DashboardApp: Sendable {
     public var sandbox: Int
     /// Active Android devices.
     public var android: Int
+    /// The FCM credential's Firebase project (nil: none), and why FCM refused it.
+    public var fcmProjectID: String?
+    public var fcmBrokenReason: String?
 
     public init(key: String, name: String, createdAt: String, sandboxCredential: Credential?, productionCredential: Credential?,
-                production: Int, sandbox: Int, android: Int = 0) {
+                production: Int, sandbox: Int, android: Int = 0, fcmProjectID: String? = nil, fcmBrokenReason: String? = nil) {
         self.android = android
+        self.fcmProjectID = fcmProjectID
+        self.fcmBrokenReason = fcmBrokenReason
         self.key = key
         self.name = name
         self.createdAt = createdAt
@@ -59,7 +64,8 @@ public struct DashboardApp: Sendable {
             }
             return DashboardApp(key: try row.string("app_key"), name: try row.string("name"), createdAt: try row.string("created_at"),
                                 sandboxCredential: try credential("sandbox"), productionCredential: try credential("production"),
-                                production: try row.int("production"), sandbox: try row.int("sandbox"), android: try row.int("android"))
+                                production: try row.int("production"), sandbox: try row.int("sandbox"), android: try row.int("android"),
+                                fcmProjectID: row["fcm_project_id"], fcmBrokenReason: row["fcm_broken_reason"])
         }
     }
 }

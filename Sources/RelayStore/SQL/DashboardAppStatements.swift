@@ -1,7 +1,7 @@
 import PostgresStore
 
 /// The apps as the dashboard's pages show them: each with its APNs credential per
-/// environment and its active devices per environment (iOS) and on Android, by name.
+/// environment, its FCM credential and its active devices per environment (iOS) and on Android, by name.
 enum DashboardAppStatements {
     private static let columns = """
         SELECT a.app_key, a.name, \(isoTimestampSQL("a.created_at")) AS created_at,
@@ -11,10 +11,12 @@ enum DashboardAppStatements {
                EXTRACT(EPOCH FROM s.certificate_expires_at) AS sandbox_certificate_expires_at,
                (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'production' AND d.active) AS production,
                (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'sandbox' AND d.active) AS sandbox,
-               (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.platform = 'android' AND d.active) AS android
+               (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.platform = 'android' AND d.active) AS android,
+               f.project_id AS fcm_project_id, f.broken_reason AS fcm_broken_reason
         FROM apps a
         LEFT JOIN apns_credentials p ON p.app_id = a.id AND p.environment = 'production'
         LEFT JOIN apns_credentials s ON s.app_id = a.id AND s.environment = 'sandbox'
+        LEFT JOIN fcm_credentials f ON f.app_id = a.id
         """
 
     /// Every app.
