@@ -175,8 +175,8 @@ against its team's key) over TLS and HTTP/2 on 127.0.0.1, PostgreSQL 15 in the s
   accepted (\`messages.created_at\`) to the APNs answer recorded (\`delivery_spans.at\`), of the
   pushes accepted before the last broadcast finished, across all apps.
 - **Broadcasts**: phase A, one app broadcasts to $big devices; phase B, $BROADCASTERS other
-  apps broadcast to $BROADCAST_DEVICES each at once (the same devices in all). Sized so the run
-  takes a few minutes on 2 cores; the issue's load is 10 apps × 100,000 devices.
+  apps broadcast to $BROADCAST_DEVICES each at once (the same devices in all): the issue's load by
+  default (\`BROADCASTERS\`, \`BROADCAST_DEVICES\`).
 - **threads**, **connections**: the most seen during the phase, sampled every 0.2 s: the relay's
   \`Threads\` (/proc/PID/status) and its TCP connections to the simulator in ESTABLISHED state
   (/proc/net/tcp).

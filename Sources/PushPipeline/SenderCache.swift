@@ -15,10 +15,8 @@ import Synchronization
 /// keep the first one stored (building is cheap: the credential's key and TLS context are
 /// shared, `APNSClientResources`, and connections open only on a first send).
 ///
-/// Once dropped clients are shut down, the memory malloc holds free goes back to the kernel:
-/// glibc keeps the freed pages of its fragmented arenas, so a relay that served 1,000 apps
-/// stayed at 128 MiB RSS when idle (56 MiB once trimmed). At most once a minute: trimming
-/// walks every arena under its lock.
+/// Once dropped clients are shut down, the memory malloc holds free goes back to the kernel,
+/// as `MemoryReleaseSchedule` decides.
 final class SenderCache: Sendable {
     private struct Key: Hashable {
         var appID: Int64
@@ -52,7 +50,7 @@ final class SenderCache: Sendable {
     private let clock: any PipelineClock
     private let entries = Mutex<[Key: Entry]>([:])
     private let generations = Atomic<Int>(0)
-    private let lastMemoryRelease = Mutex<ContinuousClock.Instant?>(nil)
+    private let memoryRelease = Mutex(MemoryReleaseSchedule(interval: SenderCache.releaseMemoryInterval))
 
     /// - Parameters:
     ///   - idleAfter: how long a client with nothing sent through it is kept.
@@ -128,7 +126,7 @@ final class SenderCache: Sendable {
     }
 
     /// Shuts down the clients nothing was sent through for `idleAfter`, and the replaced ones
-    /// with nothing in flight.
+    /// with nothing in flight; gives freed memory back when due (called every second).
     ///
     /// - Returns: how many were dropped.
     @discardableResult
@@ -138,16 +136,13 @@ final class SenderCache: Sendable {
             let keys = entries.filter { $0.value.inFlight == 0 && ($0.value.superseded || now - $0.value.lastUsed >= idleAfter) }.keys
             return keys.compactMap { entries.removeValue(forKey: $0)?.sender }
         }
-        if !idle.isEmpty {
-            let release = lastMemoryRelease.withLock { last in
-                guard last.map({ now - $0 >= Self.releaseMemoryInterval }) ?? true else { return false }
-                last = now
-                return true
-            }
-            let releaseMemory = self.releaseMemory
+        if idle.isEmpty {
+            if memoryRelease.withLock({ $0.tick(now: now) }) { Task { releaseMemory() } }
+        } else {
+            memoryRelease.withLock { $0.dropped() }
             Task {
                 for sender in idle { await sender.shutdown() }
-                if release { releaseMemory() }
+                if memoryRelease.withLock({ $0.shutDown(now: clock.instant) }) { releaseMemory() }
             }
         }
         return idle.count
