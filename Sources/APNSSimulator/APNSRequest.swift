@@ -18,8 +18,9 @@ public struct APNSRequest: Sendable, Equatable {
     /// The full length received, which may exceed `body.count`.
     public private(set) var bodyLength: Int
 
-    /// Bytes of body worth keeping: enough to tell "too large" from "fits" for every push type.
-    public static let bodyRetentionLimit = APNSRequestValidator.voipPayloadLimit + 1
+    /// Bytes of body worth keeping: enough to tell "too large" from "fits" for every push
+    /// type, and to read a whole FCM request (the FCM simulator answers larger ones as too big).
+    public static let bodyRetentionLimit = max(APNSRequestValidator.voipPayloadLimit, 16 * 1024) + 1
 
     public init(
         method: String = "POST", path: String, authorization: String? = nil, topic: String? = nil,

@@ -44,3 +44,17 @@ public struct APNSRequestHandler: Sendable {
         return Decision(response: .accepted, acceptedToken: token)
     }
 }
+
+extension APNSRequestHandler: SimulatorService {
+    package mutating func answer(_ request: APNSRequest, nowMilliseconds: Int64, tokenCache: inout ProviderTokenCache) -> SimulatorDecision {
+        let decision = handle(request, nowMilliseconds: nowMilliseconds, tokenCache: &tokenCache)
+        return SimulatorDecision(response: SimulatorResponse(status: decision.response.status, body: decision.response.body),
+                                 acceptedToken: decision.acceptedToken, rejectedReason: decision.response.reason?.description)
+    }
+
+    package mutating func setRates(_ rates: FailureRates) {
+        behaviour.rate429 = rates.rate429
+        behaviour.rate500 = rates.rate500
+        behaviour.rate503 = rates.rate503
+    }
+}

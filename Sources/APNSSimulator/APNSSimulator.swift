@@ -18,6 +18,8 @@ public final class APNSSimulator: Sendable {
     private let shared: SimulatorShared
     private let group: EventLoopGroup
     private let state = Mutex(State.idle)
+    private let authDescription: String
+    private let controlRoutes: ControlServer.Routes?
 
     private enum State {
         case idle
@@ -29,7 +31,33 @@ public final class APNSSimulator: Sendable {
     /// writing the certificate when asked); binds nothing yet.
     ///
     /// - Parameter group: the event loops the listeners run on (the process's by default).
-    public init(configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared) throws {
+    public convenience init(configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared) throws {
+        let verifier = try ProviderTokenVerifier(pemKeys: configuration.jwtKeys, acceptAnyToken: configuration.acceptAnyToken)
+        try self.init(
+            configuration: configuration, logger: logger, group: group, serviceName: "APNs",
+            requiresToken: verifier.requiresToken,
+            authDescription: verifier.acceptAnyToken ? "any" : (verifier.requiresToken ? "token" : "certificate"),
+            makeService: { index in
+                APNSRequestHandler(verifier: verifier, behaviour: ScriptedBehaviour(
+                    unregisteredPrefix: configuration.unregisteredPrefix, badTokenPrefix: configuration.badTokenPrefix,
+                    rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503,
+                    seed: configuration.seed &+ UInt64(index)))
+            })
+    }
+
+    /// The same server answering as another push service does (the FCM simulator).
+    ///
+    /// - Parameters:
+    ///   - serviceName: for log lines.
+    ///   - requiresToken: one stream per connection until a request carried a valid provider token (APNs).
+    ///   - authDescription: how requests are authorized, for the start-up log line.
+    ///   - makeService: each listener's request handler, given its index.
+    ///   - controlRoutes: the control endpoint's routes besides the shared ones (`ControlRoute`).
+    package init(
+        configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared, serviceName: String,
+        requiresToken: Bool, authDescription: String, makeService: @escaping @Sendable (Int) -> any SimulatorService,
+        controlRoutes: ControlServer.Routes? = nil
+    ) throws {
         try configuration.validate()
         let tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
         if let path = configuration.writeCertificatePath {
@@ -42,10 +70,11 @@ public final class APNSSimulator: Sendable {
         self.configuration = configuration
         self.group = group
         self.certificatePEM = tls.certificatePEM
+        self.authDescription = authDescription
+        self.controlRoutes = controlRoutes
         shared = SimulatorShared(
-            configuration: configuration, tls: tls,
-            verifier: try ProviderTokenVerifier(pemKeys: configuration.jwtKeys, acceptAnyToken: configuration.acceptAnyToken),
-            recorder: SimulatorRecorder(maxRecordedTokens: configuration.maxRecordedTokens),
+            configuration: configuration, tls: tls, serviceName: serviceName, requiresToken: requiresToken,
+            makeService: makeService, recorder: SimulatorRecorder(maxRecordedTokens: configuration.maxRecordedTokens),
             logger: logger
         )
     }
@@ -77,7 +106,8 @@ public final class APNSSimulator: Sendable {
                 }
                 if let endpoint = configuration.control {
                     let loop = group.next()
-                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates, network: shared.network, loop: loop)
+                    let server = try ControlServer(recorder: shared.recorder, rates: shared.rates, network: shared.network,
+                                                   routes: controlRoutes, loop: loop)
                     do {
                         controlPort = try server.bind(host: endpoint.host, port: endpoint.port)
                     } catch {
@@ -94,10 +124,10 @@ public final class APNSSimulator: Sendable {
             for listener in listeners { listener.execute { $0.start() } }
             control?.execute { $0.start() }
             state = .running(listeners: listeners, control: control)
-            shared.logger.info("APNs simulator listening", [
+            shared.logger.info("\(shared.serviceName) simulator listening", [
                 "port": String(port), "control_port": controlPort.map(String.init) ?? "none",
                 "threads": String(configuration.threads),
-                "auth": shared.verifier.acceptAnyToken ? "any" : (shared.verifier.requiresToken ? "token" : "certificate"),
+                "auth": authDescription,
             ])
             return (port, controlPort)
         }
@@ -117,7 +147,7 @@ public final class APNSSimulator: Sendable {
         if let control = running.control {
             try? await control.loop.submit { control.value.close() }
         }
-        shared.logger.info("APNs simulator stopped")
+        shared.logger.info("\(shared.serviceName) simulator stopped")
     }
 
     /// The counters so far.

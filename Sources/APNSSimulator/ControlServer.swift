@@ -9,15 +9,22 @@ import RelayCore
 /// Thread rule: built and bound on the starting thread with its listener not accepting
 /// yet, then handed to its loop as a `LoopBound` and used only on the loop's thread from
 /// `start()` on; `close()` frees it there.
-final class ControlServer {
+package final class ControlServer {
+    /// Routes a simulator adds to the shared ones: the status and JSON body for a method,
+    /// path and request body it knows, nil for the rest (404). Called on the control loop.
+    package typealias Routes = @Sendable (_ method: String, _ path: String, _ body: [UInt8]) -> (status: Int32, body: [UInt8])?
+
     let loop: EventLoop
+    private let routes: Routes?
     private let recorder: SimulatorRecorder
     private let rates: LiveSetting<FailureRates>
     private let network: LiveSetting<NetworkShape>
     private let http: OpaquePointer
     private var boundSocket: OpaquePointer?
 
-    init(recorder: SimulatorRecorder, rates: LiveSetting<FailureRates>, network: LiveSetting<NetworkShape>, loop: EventLoop) throws {
+    init(recorder: SimulatorRecorder, rates: LiveSetting<FailureRates>, network: LiveSetting<NetworkShape>, routes: Routes?,
+         loop: EventLoop) throws {
+        self.routes = routes
         self.recorder = recorder
         self.rates = rates
         self.network = network
@@ -59,8 +66,14 @@ final class ControlServer {
         let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
         let status: Int32
         let body: [UInt8]
+        let route = ControlRoute(method: method, uri: uri)
+        let path = String(uri.prefix { $0 != "?" })
         do {
-            (status, body) = try answer(ControlRoute(method: method, uri: uri), request)
+            if route == .notFound, let added = routes?(method, path, Self.body(of: request)) {
+                (status, body) = added
+            } else {
+                (status, body) = try answer(route, request)
+            }
         } catch {
             (status, body) = (500, Array(#"{"error":"the answer could not be encoded"}"#.utf8))
         }

@@ -4,7 +4,7 @@ struct DelayedAnswers {
     struct Answer {
         var due: UInt64
         var streamID: Int32
-        var response: APNSResponse
+        var response: SimulatorResponse
         var apnsID: String
     }
 

@@ -37,6 +37,7 @@ enum ResponseHeaders {
     static let apnsID = StaticBytes("apns-id")
     static let contentType = StaticBytes("content-type")
     static let json = StaticBytes("application/json")
+    static let retryAfter = StaticBytes("retry-after")
     static let statusValues: [Int: StaticBytes] = Dictionary(
         uniqueKeysWithValues: Set(APNSReason.known.map(\.status) + [200]).map { ($0, StaticBytes(String($0))) }
     )

@@ -59,7 +59,7 @@ final class SimulatorConnection {
         goawayAfter = listener.shared.configuration.goawayAfter
         resetAfter = listener.shared.configuration.resetAfter
         maxConcurrentStreams = listener.shared.configuration.maxConcurrentStreams
-        requiresToken = listener.shared.verifier.requiresToken
+        requiresToken = listener.shared.requiresToken
     }
 
     private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -248,7 +248,7 @@ final class SimulatorConnection {
         let request = stream.request
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         listener.refreshRates()
-        let decision = listener.handler.handle(request, nowMilliseconds: now, tokenCache: &tokenCache)
+        let decision = listener.handler.answer(request, nowMilliseconds: now, tokenCache: &tokenCache)
         if !streamLimitRaised, tokenCache.token != nil, requiresToken {
             streamLimitRaised = true
             submitSettings(maxConcurrentStreams: maxConcurrentStreams)
@@ -260,7 +260,7 @@ final class SimulatorConnection {
                 token: token, apnsID: apnsID, topic: request.topic, pushType: request.pushType,
                 payload: request.body, receivedAt: now, collapseID: request.collapseID
             ))
-        } else if let reason = decision.response.reason {
+        } else if let reason = decision.rejectedReason {
             recorder.rejected(reason)
         }
         listener.refreshNetwork()
@@ -294,17 +294,19 @@ final class SimulatorConnection {
         return count
     }
 
-    private func respond(streamID: Int32, response: APNSResponse, apnsID: String) {
+    private func respond(streamID: Int32, response: SimulatorResponse, apnsID: String) {
         guard let session, let stream = streams[streamID] else { return }
         stream.responseBody = response.body
         let status = ResponseHeaders.statusValues[response.status] ?? StaticBytes(String(response.status))
         var id = apnsID
-        id.withUTF8 { idBytes in
+        var retryAfter = response.retryAfter.map(String.init) ?? ""
+        id.withUTF8 { idBytes in retryAfter.withUTF8 { retryAfterBytes in
             // A new apns-id with every response: never indexed, as it would only push the
             // fields that do repeat out of the client's HPACK table.
             var apnsIDHeader = ResponseHeaders.apnsID.header(value: idBytes)
             apnsIDHeader.flags |= UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
             var headers = [ResponseHeaders.status.header(value: status), apnsIDHeader]
+            if !retryAfterBytes.isEmpty { headers.append(ResponseHeaders.retryAfter.header(value: retryAfterBytes)) }
             if stream.responseBody.isEmpty {
                 _ = nghttp2_submit_response(session, streamID, &headers, headers.count, nil)
             } else {
@@ -312,7 +314,7 @@ final class SimulatorConnection {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: connectionReadBody)
                 _ = nghttp2_submit_response(session, streamID, &headers, headers.count, &provider)
             }
-        }
+        } }
     }
 
     // MARK: latency and bandwidth

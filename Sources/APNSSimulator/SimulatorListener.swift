@@ -7,7 +7,12 @@ import RelayCore
 final class SimulatorShared: Sendable {
     let configuration: APNSSimulatorConfiguration
     let tls: TLSServerContext
-    let verifier: ProviderTokenVerifier
+    /// "APNs", "FCM": in log lines.
+    let serviceName: String
+    /// Whether a connection takes one stream until a request carried a valid provider token (APNs).
+    let requiresToken: Bool
+    /// Makes each listener's `SimulatorService`, given the listener's index.
+    let makeService: @Sendable (Int) -> any SimulatorService
     let recorder: SimulatorRecorder
     let logger: Logger
     /// The 429/500/503 rates, which the control endpoint may change while running.
@@ -18,12 +23,14 @@ final class SimulatorShared: Sendable {
     let refuseTLSUntil: UInt64
 
     init(
-        configuration: APNSSimulatorConfiguration, tls: TLSServerContext, verifier: ProviderTokenVerifier,
-        recorder: SimulatorRecorder, logger: Logger
+        configuration: APNSSimulatorConfiguration, tls: TLSServerContext, serviceName: String, requiresToken: Bool,
+        makeService: @escaping @Sendable (Int) -> any SimulatorService, recorder: SimulatorRecorder, logger: Logger
     ) {
         self.configuration = configuration
         self.tls = tls
-        self.verifier = verifier
+        self.serviceName = serviceName
+        self.requiresToken = requiresToken
+        self.makeService = makeService
         self.recorder = recorder
         self.logger = logger
         rates = LiveSetting(FailureRates(
@@ -45,7 +52,7 @@ final class SimulatorListener {
     let loop: EventLoop
     let base: OpaquePointer
     let sessionCallbacks: OpaquePointer
-    var handler: APNSRequestHandler
+    var handler: any SimulatorService
     /// The `shared.rates` generation the handler's behaviour was last given.
     private var ratesGeneration = 0
     /// Makes the `apns-id` of requests that came without one.
@@ -74,14 +81,7 @@ final class SimulatorListener {
         self.base = loop.base
         self.sessionCallbacks = callbacks
         let configuration = shared.configuration
-        self.handler = APNSRequestHandler(
-            verifier: shared.verifier,
-            behaviour: ScriptedBehaviour(
-                unregisteredPrefix: configuration.unregisteredPrefix, badTokenPrefix: configuration.badTokenPrefix,
-                rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503,
-                seed: configuration.seed &+ UInt64(index)
-            )
-        )
+        self.handler = shared.makeService(index)
         var system = SystemRandomNumberGenerator()
         self.idRandom = SplitMix64(seed: system.next())
         self.jitterRandom = SplitMix64(seed: configuration.seed &+ UInt64(index) &+ 0x7177_E800)
@@ -101,10 +101,7 @@ final class SimulatorListener {
         let generation = shared.rates.generation
         guard generation != ratesGeneration else { return }
         ratesGeneration = generation
-        let rates = shared.rates.current
-        handler.behaviour.rate429 = rates.rate429
-        handler.behaviour.rate500 = rates.rate500
-        handler.behaviour.rate503 = rates.rate503
+        handler.setRates(shared.rates.current)
     }
 
     /// Throws when something already listens on `host:port`.

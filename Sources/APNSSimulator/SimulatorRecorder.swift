@@ -125,8 +125,8 @@ public final class SimulatorRecorder: Sendable {
         }
     }
 
-    func rejected(_ reason: APNSReason) {
-        state.withLock { $0.stats.rejected[reason.description, default: 0] += 1 }
+    func rejected(_ reason: String) {
+        state.withLock { $0.stats.rejected[reason, default: 0] += 1 }
     }
 
     /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"collapse_id":…,"count":…,"one_collapse_id":…,"received_at":…,"payload":{…}}]}`

@@ -74,8 +74,8 @@ import Testing
         #expect(!recorder.connectionOpened(limit: 1))
         recorder.streamBegan()
         recorder.accepted(delivery("a", #"{"aps":{}}"#))
-        recorder.rejected(.badDeviceToken)
-        recorder.rejected(.badDeviceToken)
+        recorder.rejected(APNSReason.badDeviceToken.description)
+        recorder.rejected(APNSReason.badDeviceToken.description)
         var stats = recorder.stats
         #expect(stats.accepted == 1 && stats.rejected == ["BadDeviceToken": 2] && stats.connections == 1 && stats.streams == 1)
         #expect(stats.refusedConnections == 1)
