@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "APNSSimulator", dependencies: [cSystem, "RelayCore", "EventLoops", "APNSClient"]),
         // FCM HTTP v1 sender: OAuth2 access tokens (RS256 assertions) and messages on the APNs client's HTTP/2 machinery.
         .target(name: "FCMClient", dependencies: [cSystem, "RelayCore", "RelayCrypto", "EventLoops", "APNSClient"]),
+        // An FCM HTTP v1 look-alike (token endpoint + messages:send) on the APNs simulator's server.
+        .target(name: "FCMSimulator", dependencies: ["RelayCore", "RelayCrypto", "EventLoops", "APNSClient", "APNSSimulator"]),
         // What a push means: JPush push bodies validated, APNs payloads built (pure, no I/O).
         .target(name: "PushCore", dependencies: ["RelayCore"]),
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
@@ -74,7 +76,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RelayAPI", "RelayCore", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "RelayCore"]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "EventLoops", "RelayCore", "TestSupport"]),
-        .testTarget(name: "FCMClientTests", dependencies: ["FCMClient", "APNSClient", "RelayCrypto", "RelayCore"]),
+        .testTarget(name: "FCMClientTests", dependencies: ["FCMClient", "FCMSimulator", "APNSClient", "APNSSimulator", "RelayCrypto", "RelayCore"]),
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
