@@ -10,8 +10,10 @@
 # Then the largest size again with APNs farther away: the simulator's answers delayed by each
 # of LATENCIES ms (set through its control endpoint, PUT /network), LATENCY_ROUNDS broadcasts
 # each (fewer than ROUNDS: at 300 ms one 1M broadcast takes minutes); delivered/s, its ratio
-# to the 0 ms rate of the same run, peak RSS, targeted p99 as the latency + x. Then pushes
-# accepted/s through the API (wrk), and the relay's peak RSS (VmHWM).
+# to the 0 ms rate of the same run, peak RSS, targeted p99 as the latency + x. CPU µs per
+# notification (/proc) of the relay, PostgreSQL and the simulator during each broadcast, and
+# of h2load and the simulator during h2load's runs. Then pushes accepted/s through the API
+# (wrk), and the relay's peak RSS (VmHWM).
 set -euo pipefail
 : "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
 cd "$(dirname "$0")/.."
@@ -32,7 +34,16 @@ psql=("$pgbin/psql" -qtAX -v ON_ERROR_STOP=1)
 key_id=BENCHKEY01 team_id=BENCHTEAM1 topic=com.example.bench admin=bench-admin-token-0123456789
 
 . scripts/bench/processes.sh
+. scripts/bench/cpu.sh
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# children_cpu VAR: sets VAR to the CPU seconds of this shell's finished children so far
+# (bash's `times`, run in this shell: a subshell's children are its own).
+children_cpu() {
+  times >"$work/times.txt"
+  printf -v "$1" '%s' "$(tail -n 1 "$work/times.txt" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.2f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }')"
+}
+# µs per notification: per_notification BEFORE AFTER COUNT.
+per_notification() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.2f", (b - a) * 1e6 / n }'; }
 
 "${psql[@]}" "$PUSHRELAY_TEST_DATABASE_URL" -c "CREATE DATABASE pushrelay_fanout"
 url="$PUSHRELAY_TEST_DATABASE_URL dbname=pushrelay_fanout"
@@ -44,7 +55,8 @@ openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p
 sim_port=$(free_port) sim_control=$(free_port)
 "$bin" apns-sim --listen "127.0.0.1:$sim_port" --control "127.0.0.1:$sim_control" --write-cert "$work/sim.pem" \
   --jwt-key "$key_id=$work/key.p8" --max-recorded 0 >"$work/sim.log" 2>&1 &
-pids+=($!)
+sim_pid=$!
+pids+=($sim_pid)
 wait_for_port "$sim_port"
 
 # The relay: every role in one process, as `make run` starts it.
@@ -117,32 +129,46 @@ print(signing_input + "." + b64(b"".join(x.lstrip(b"\0").rjust(32, b"\0") for x 
 PY
 )
 printf '{"aps":{"alert":"news"},"_j_msgid":1}' >"$work/payload.json"
-h2load_rate() {  # h2load_rate N → req/s
+# h2load_run N: sets h2load_rps (req/s), h2load_us and h2load_sim_us (CPU µs per request of
+# h2load and of the simulator).
+h2load_run() {
   python3 - "$1" "$sim_port" >"$work/uris.txt" <<'PY'
 import sys
 n, port = int(sys.argv[1]), sys.argv[2]
 sys.stdout.write("".join(f"https://127.0.0.1:{port}/3/device/{i:064x}\n" for i in range(n)))
 PY
+  local own_before own_after sim_before
+  children_cpu own_before
+  sim_before=$(cpu_seconds "$sim_pid")
   h2load -n "$1" -c "$APNS_CONNECTIONS" -m "$STREAMS" -H "apns-topic: $topic" -H "apns-push-type: alert" \
-    -H "apns-priority: 10" -H "authorization: bearer $jwt" -d "$work/payload.json" -i "$work/uris.txt" 2>&1 |
-    sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p'
+    -H "apns-priority: 10" -H "authorization: bearer $jwt" -d "$work/payload.json" -i "$work/uris.txt" >"$work/h2load.txt" 2>&1
+  h2load_rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$work/h2load.txt")
+  children_cpu own_after
+  h2load_us=$(per_notification "$own_before" "$own_after" "$1")
+  h2load_sim_us=$(per_notification "$sim_before" "$(cpu_seconds "$sim_pid")" "$1")
 }
 
 # median VALUES… → their median (values that are not numbers, "-" for none, left out).
 median() { printf '%s\n' "$@" | { grep -E '^[0-9.]+$' || true; } | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # One broadcast to every device of "big", with targeted pushes during it; sets msg, sent,
-# seconds, rate (delivered/s), busy_ids, busy_p50 and busy_p99.
+# seconds, rate (delivered/s), busy_ids, busy_p50, busy_p99, and relay_us, pg_us, sim_us (CPU
+# µs per notification sent, from the push until the last targeted push was done).
 broadcast() {
+  local relay_before pg_before sim_before
+  relay_before=$(cpu_seconds "$relay_pid") pg_before=$(postgres_cpu_of "$url") sim_before=$(cpu_seconds "$sim_pid")
   msg=$(push "$big_auth" '{"platform":"ios","audience":"all","notification":{"alert":"news"}}')
   # Targeted pushes while the broadcast runs, one every $INTERVAL s over a kept-alive connection.
   mapfile -t busy_ids < <(python3 scripts/bench/targeted.py "$base" "$small_auth" "$admin" "$msg" "$INTERVAL" "$BUSY_LIMIT")
   wait_done "$msg" 1800
   for id in "${busy_ids[@]}"; do wait_done "$id" 60; done
+  read -r sent seconds <<<"$(sql "SELECT sent_count, extract(epoch FROM finished_at - created_at) FROM messages WHERE id = $msg" | tr '|' ' ')"
+  relay_us=$(per_notification "$relay_before" "$(cpu_seconds "$relay_pid")" "$sent")
+  pg_us=$(per_notification "$pg_before" "$(postgres_cpu_of "$url")" "$sent")
+  sim_us=$(per_notification "$sim_before" "$(cpu_seconds "$sim_pid")" "$sent")
   # Only those accepted while the broadcast still ran (the script notices its end late).
   [ ${#busy_ids[@]} -eq 0 ] || mapfile -t busy_ids < <(sql "SELECT id FROM messages WHERE id IN ($(IFS=,; echo "${busy_ids[*]}"))
     AND created_at < (SELECT finished_at FROM messages WHERE id = $msg)")
-  read -r sent seconds <<<"$(sql "SELECT sent_count, extract(epoch FROM finished_at - created_at) FROM messages WHERE id = $msg" | tr '|' ' ')"
   rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
   read -r busy_p50 busy_p99 <<<"$(percentiles "${busy_ids[@]}")"
 }
@@ -160,7 +186,7 @@ run_peak_rss() { local now; now=$(peak_rss); echo $((now > earlier_peaks ? now :
 # x of "RTT + x": a targeted p99 less the latency.
 over_rtt() { awk -v p="$1" -v l="$2" 'BEGIN { if (p == "-") print "-"; else printf "%.1f", p - l }'; }
 
-rows=()
+rows=() cpu_rows=()
 inserted=0
 for size in $SIZES; do
   # Devices of "big" up to `size`, straight into the table (the import has its own benchmark).
@@ -169,17 +195,22 @@ for size in $SIZES; do
   inserted=$size
   sql "VACUUM ANALYZE devices"
   load_before=$(load)
-  rates=() references=() ratios=() p50s=() p99s=() counts=()
+  rates=() references=() ratios=() p50s=() p99s=() counts=() relay_uss=() pg_uss=() sim_uss=() h2_uss=() h2_sim_uss=()
   for round in $(seq 1 "$ROUNDS"); do
     # h2load just before and just after the broadcast: their mean is the reference, so a
     # host whose speed drifts (a shared machine) moves both sides of the ratio alike.
-    h2load_before=$(h2load_rate "$size")
+    h2load_run "$size"
+    h2load_before=$h2load_rps
+    h2_uss+=("$h2load_us") h2_sim_uss+=("$h2load_sim_us")
     broadcast
-    h2load_after=$(h2load_rate "$size")
+    h2load_run "$size"
+    h2load_after=$h2load_rps
+    h2_uss+=("$h2load_us") h2_sim_uss+=("$h2load_sim_us")
     h2load=$(awk -v a="$h2load_before" -v b="$h2load_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')
     ratio=$(awk -v a="$rate" -v b="$h2load" 'BEGIN { printf "%.2f", a / b }')
     rates+=("$rate") references+=("$h2load") ratios+=("$ratio") p50s+=("$busy_p50") p99s+=("$busy_p99") counts+=("${#busy_ids[@]}")
-    echo "$size devices, round $round: $sent sent in ${seconds}s = $rate/s; h2load $h2load_before/s before, $h2load_after/s after; ratio $ratio; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes)" >&2
+    relay_uss+=("$relay_us") pg_uss+=("$pg_us") sim_uss+=("$sim_us")
+    echo "$size devices, round $round: $sent sent in ${seconds}s = $rate/s; h2load $h2load_before/s before, $h2load_after/s after; ratio $ratio; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes); CPU µs per notification: relay $relay_us, PostgreSQL $pg_us, simulator $sim_us; h2load $h2load_us, simulator under h2load $h2load_sim_us" >&2
   done
   report_ms=$(curl -sf -o /dev/null -w '%{time_total}' "$base/admin/v1/messages/$msg" -H "Authorization: Bearer $admin" |
     awk '{ printf "%.1f", $1 * 1000 }')
@@ -188,6 +219,7 @@ for size in $SIZES; do
   echo "$size devices: median ratio $(median "${ratios[@]}"), median targeted p99 $(median "${p99s[@]}") ms; report ${report_ms} ms; VmHWM $rss MiB; load $load_before" >&2
   # The largest size's figures are the latency table's 0 ms row.
   base_rate=$(printf '%.0f' "$(median "${rates[@]}")") base_p99=$(median "${p99s[@]}") base_rss=$rss
+  cpu_rows+=("| $size | $(median "${relay_uss[@]}") | $(median "${pg_uss[@]}") | $(median "${sim_uss[@]}") | $(median "${h2_uss[@]}") | $(median "${h2_sim_uss[@]}") |")
   rows+=("| $size | $(printf '%.0f' "$(median "${rates[@]}")") | $(printf '%.0f' "$(median "${references[@]}")") | **$(median "${ratios[@]}")** ($(IFS=/; echo "${ratios[*]}" | sed 's|/| / |g')) | $(median "${p50s[@]}") / **$(median "${p99s[@]}")** ($(IFS=/; echo "${p99s[*]}" | sed 's|/| / |g'); $pushes) | $report_ms | $rss | $load_before |")
 done
 
@@ -195,29 +227,29 @@ done
 latency_rows=()
 for latency in $LATENCIES; do
   if [ "$latency" = 0 ]; then
-    l_rate=$base_rate l_p99=$base_p99 l_rss=$base_rss l_rounds="(the table above)"
+    l_rate=$base_rate l_p99=$base_p99 l_rss=$base_rss l_rounds="(the table above)" l_cpu="$(median "${relay_uss[@]}") / $(median "${pg_uss[@]}") / $(median "${sim_uss[@]}")"
   else
     set_latency "$latency"
     reset_peak_rss
-    l_rates=() l_p99s=()
+    l_rates=() l_p99s=() l_relay=() l_pg=() l_sim=()
     for round in $(seq 1 "$LATENCY_ROUNDS"); do
       broadcast
-      l_rates+=("$rate") l_p99s+=("$busy_p99")
-      echo "$size devices at $latency ms, round $round: $sent sent in ${seconds}s = $rate/s; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes)" >&2
+      l_rates+=("$rate") l_p99s+=("$busy_p99") l_relay+=("$relay_us") l_pg+=("$pg_us") l_sim+=("$sim_us")
+      echo "$size devices at $latency ms, round $round: $sent sent in ${seconds}s = $rate/s; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes); CPU µs per notification: relay $relay_us, PostgreSQL $pg_us, simulator $sim_us" >&2
     done
+    l_cpu="$(median "${l_relay[@]}") / $(median "${l_pg[@]}") / $(median "${l_sim[@]}")"
     set_latency 0
     l_rate=$(printf '%.0f' "$(median "${l_rates[@]}")") l_p99=$(median "${l_p99s[@]}") l_rss=$(peak_rss)
     l_rounds="($(IFS=/; echo "${l_rates[*]}" | sed 's|/| / |g'))"
   fi
   l_ratio=$(awk -v a="$l_rate" -v b="$base_rate" 'BEGIN { printf "%.2f", a / b }')
   echo "$size devices at $latency ms: $l_rate/s, ratio to 0 ms $l_ratio, targeted p99 $l_p99 ms, peak RSS $l_rss MiB" >&2
-  latency_rows+=("| $latency | $l_rate $l_rounds | **$l_ratio** | $latency + $(over_rtt "$l_p99" "$latency") | $l_rss |")
+  latency_rows+=("| $latency | $l_rate $l_rounds | **$l_ratio** | $latency + $(over_rtt "$l_p99" "$latency") | $l_rss | $l_cpu |")
 done
 
 # Pushes accepted per second through the API (each one targeted, stored and then sent).
 # wrk counts every answer: only the 200s are accepted pushes.
 # The relay's and PostgreSQL's CPU from before wrk until every push is sent, per push.
-source scripts/bench/cpu.sh
 relay_cpu_before=$(cpu_seconds "$relay_pid") pg_cpu_before=$(postgres_cpu_of "$url")
 AUTH="$small_auth" wrk -t2 -c32 -d10s -s scripts/bench/push.lua "$base/v3/push" >"$work/wrk.txt"
 refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/wrk.txt")
@@ -272,6 +304,15 @@ with every round's ratio and targeted p99 in brackets.
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 $(printf '%s\n' "${rows[@]}")
 
+CPU µs per notification (user + system from /proc, medians of the rounds): during the broadcast
+(from the push until its last targeted push was done, ÷ devices sent) the relay, PostgreSQL and
+the simulator; during h2load's runs (÷ requests) h2load and the simulator. The simulator's two
+columns compare the server's work per request from the relay with its work per request from h2load.
+
+| devices | relay | PostgreSQL | simulator (relay's requests) | h2load | simulator (h2load's requests) |
+| ---: | ---: | ---: | ---: | ---: | ---: |
+$(printf '%s\n' "${cpu_rows[@]}")
+
 APNs farther away: the last size's broadcast again with every answer of the simulator
 delayed by the latency (\`PUT /network\` on its control endpoint; \`--latency-ms\` at start
 does the same), LATENCIES="$LATENCIES", $LATENCY_ROUNDS broadcast(s) per latency above 0
@@ -280,8 +321,8 @@ the 0 ms rate of this run. **targeted p99**: during the broadcast, written as th
 (the latency) + the relay's own share. **peak RSS**: VmHWM over that latency's broadcasts
 (reset before each through \`/proc/PID/clear_refs\`).
 
-| APNs latency ms | delivered/s (rounds) | ratio to 0 ms | targeted p99 ms during | peak RSS MiB |
-| ---: | ---: | ---: | ---: | ---: |
+| APNs latency ms | delivered/s (rounds) | ratio to 0 ms | targeted p99 ms during | peak RSS MiB | CPU µs per notification: relay / PostgreSQL / simulator |
+| ---: | ---: | ---: | ---: | ---: | ---: |
 $(printf '%s\n' "${latency_rows[@]}")
 
 Pushes accepted through the API: **$accept/s**, ${refused:-0} refused (\`wrk -t2 -c32 -d10s -s scripts/bench/push.lua\`,

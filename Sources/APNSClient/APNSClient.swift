@@ -5,9 +5,10 @@ import Synchronization
 
 /// Sends notifications to APNs over a bounded pool of HTTP/2 connections.
 ///
-/// At most `maxInFlight` sends wait for an answer at once, and at most a quarter as many
-/// urgent ones besides; further `send` calls suspend, so a full APNs pipe slows the caller
-/// rather than growing a queue. Requests on a connection
+/// At most a window of sends wait for an answer at once (from `minInFlight`, growing with
+/// the bandwidth-delay product up to `maxInFlight`: `InFlightWindow`), and at most a quarter
+/// of `minInFlight` urgent ones besides; further `send` calls suspend, so a full APNs pipe
+/// slows the caller rather than growing a queue. Requests on a connection
 /// that dies, or that the server refuses or sends GOAWAY past, go out again on another
 /// connection with the same `apns-id`; every `send` returns exactly once.
 ///
@@ -39,7 +40,8 @@ public final class APNSClient: Sendable {
         configuration: APNSClientConfiguration, logger: Logger, clock: any APNSClock = SystemClock(),
         group: EventLoopGroup = .shared, resources: APNSClientResources = APNSClientResources()
     ) throws {
-        for (name, value) in [("maxConnections", configuration.maxConnections), ("maxInFlight", configuration.maxInFlight),
+        for (name, value) in [("connections", configuration.connections), ("maxConnections", configuration.maxConnections),
+                              ("minInFlight", configuration.minInFlight), ("maxInFlight", configuration.maxInFlight),
                               ("eventLoopCount", configuration.eventLoopCount), ("maxAttempts", configuration.maxAttempts)]
         where value < 1 {
             throw APNSConfigurationError.badBound(name)
@@ -59,17 +61,24 @@ public final class APNSClient: Sendable {
             tokens = nil
             tls = try resources.tokenTLSContext(caFile: configuration.caFile)
         }
-        limiter = AsyncLimiter(limit: configuration.maxInFlight)
-        urgentLimiter = AsyncLimiter(limit: max(1, configuration.maxInFlight / 4))
-        let loopCount = min(configuration.eventLoopCount, configuration.maxConnections)
+        let floor = min(configuration.minInFlight, configuration.maxInFlight)
+        let loopCount = min(configuration.eventLoopCount, configuration.maxConnections, floor)
+        // Each pool's window starts at its share of the floor and resizes the limiter as it moves.
+        let limiter = AsyncLimiter(limit: floor)
+        self.limiter = limiter
+        urgentLimiter = AsyncLimiter(limit: max(1, floor / 4))
         let logger = logger.with(["component": "apns-client", "apns_host": configuration.host])
         var pools: [LoopBound<ConnectionPool>] = []
         for index in 0..<loopCount {
-            // Spread maxConnections over the loops; the first loops take the remainder.
-            let share = configuration.maxConnections / loopCount + (index < configuration.maxConnections % loopCount ? 1 : 0)
+            // Spread the bounds over the loops; the first loops take the remainders.
+            func share(_ total: Int) -> Int { max(1, total / loopCount + (index < total % loopCount ? 1 : 0)) }
+            let window = InFlightWindow.Limits(
+                floor: share(floor), ceiling: share(configuration.maxInFlight),
+                baseConnections: share(min(configuration.connections, configuration.maxConnections)),
+                maxConnections: share(configuration.maxConnections))
             let loop = group.next()
             let pool = LoopBound(handingOver: ConnectionPool(
-                loop: loop, configuration: configuration, maxConnections: share, tls: tls, tokens: tokens,
+                loop: loop, configuration: configuration, window: window, limiter: limiter, tls: tls, tokens: tokens,
                 clock: clock, logger: logger, counters: counters), to: loop)
             pool.execute { $0.start(allowance: resources.allowance, member: pool) }
             pools.append(pool)
@@ -79,7 +88,7 @@ public final class APNSClient: Sendable {
 
     /// Sends one notification and returns what became of it.
     ///
-    /// Suspends while `maxInFlight` sends are already waiting. Never throws: a notification
+    /// Suspends while the in-flight window is full. Never throws: a notification
     /// that breaks a rule, or that cannot reach APNs, comes back as `.failed`. Task
     /// cancellation is not observed: a notification handed over is always answered, once.
     public func send(_ notification: APNSNotification) async -> APNSResult {
@@ -102,7 +111,7 @@ public final class APNSClient: Sendable {
 
     /// Sends many notifications and returns what became of each, in the same order.
     ///
-    /// The same as `send(_:)` for each, at a fraction of the cost: slots of `maxInFlight` are
+    /// The same as `send(_:)` for each, at a fraction of the cost: slots of the window are
     /// taken a chunk at a time (suspending while the pipe is full, so a large batch is
     /// handed over as answers free room), and each chunk reaches the loop threads in one
     /// hop. Never throws; every notification gets exactly one result.
@@ -129,11 +138,11 @@ public final class APNSClient: Sendable {
         guard !messages.isEmpty else { return [] }
         let limiter = urgent ? urgentLimiter : limiter
         let batch = SendBatch(count: messages.count, limiter: limiter)
-        // Wait for a quarter of the window to be free, so the loops get messages in
-        // bulk rather than one freed slot at a time.
-        let chunk = max(1, limiter.limit / 4)
         var next = 0
         while next < messages.count {
+            // Wait for a quarter of the window to be free, so the loops get messages in
+            // bulk rather than one freed slot at a time.
+            let chunk = max(1, limiter.limit / 4)
             let granted = await limiter.acquire(upTo: messages.count - next, atLeast: min(chunk, messages.count - next))
             let now = clock.monotonicSeconds
             let requests = (next..<(next + granted)).map { index in
@@ -161,7 +170,8 @@ public final class APNSClient: Sendable {
     public var statistics: APNSClientStatistics {
         let (usage, urgent) = (limiter.usage, urgentLimiter.usage)
         // The two windows' high waters added: a bound, as they need not have peaked together.
-        return counters.snapshot(inFlight: usage.inUse + urgent.inUse, inFlightHighWater: usage.highWater + urgent.highWater)
+        return counters.snapshot(inFlight: usage.inUse + urgent.inUse, inFlightHighWater: usage.highWater + urgent.highWater,
+                                 window: limiter.limit)
     }
 
     /// Fails sends that have not gone out, waits for the answers to those that have (at

@@ -23,10 +23,16 @@ public struct APNSClientConfiguration: Sendable {
     /// PEM CA certificates trusted besides the system's (for a simulator or a proxy).
     public var caFile: String?
     public var authentication: Authentication
-    /// The most connections open at once.
-    public var maxConnections: Int = 4
-    /// The most `send` calls waiting for an answer at once; further calls suspend.
-    public var maxInFlight: Int = 4000
+    /// Connections while the round trip does not limit the rate (APNs next door).
+    public var connections: Int = 2
+    /// The most connections open at once: more than `connections` open only while the
+    /// round trip limits the rate and the streams of the open ones are full (`InFlightWindow`).
+    public var maxConnections: Int = 32
+    /// `send` calls waiting for an answer at once at first, and never fewer: the in-flight
+    /// window grows from here with the bandwidth-delay product; further calls suspend.
+    public var minInFlight: Int = 2000
+    /// The most `send` calls waiting for an answer at once (the window's ceiling).
+    public var maxInFlight: Int = 32000
     /// How many loops of the client's `EventLoopGroup` its connections are spread over
     /// (each takes a share of `maxConnections`); no thread of its own.
     public var eventLoopCount: Int = 1

@@ -21,6 +21,10 @@ public struct APNSClientStatistics: Sendable, Hashable {
     public var inFlight = 0
     /// The most `send` calls ever waiting for an answer at once.
     public var inFlightHighWater = 0
+    /// `send` calls that may wait for an answer at once now (the in-flight window).
+    public var window = 0
+    /// The least round trip to the server lately (PING or answer), in milliseconds; 0 before any.
+    public var baseRoundTripMilliseconds = 0.0
 }
 
 /// The live counters behind `APNSClientStatistics`, updated from the loop threads.
@@ -35,6 +39,8 @@ final class StatisticsCounters: Sendable {
     let connectionFailures = Atomic<Int>(0)
     let streamsOpen = Atomic<Int>(0)
     let streamsHighWater = Atomic<Int>(0)
+    /// `baseRoundTripMilliseconds` in microseconds, as its pools last saw it.
+    let baseRoundTripMicroseconds = Atomic<Int>(0)
 
     func count(_ answer: HTTP2Answer) {
         switch answer {
@@ -54,7 +60,7 @@ final class StatisticsCounters: Sendable {
         streamsOpen.subtract(count, ordering: .relaxed)
     }
 
-    func snapshot(inFlight: Int, inFlightHighWater: Int) -> APNSClientStatistics {
+    func snapshot(inFlight: Int, inFlightHighWater: Int, window: Int) -> APNSClientStatistics {
         APNSClientStatistics(
             accepted: accepted.load(ordering: .relaxed), rejected: rejected.load(ordering: .relaxed),
             failed: failed.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
@@ -62,6 +68,7 @@ final class StatisticsCounters: Sendable {
             connectionsResumed: connectionsResumed.load(ordering: .relaxed), connectionsOpen: connectionsOpen.load(ordering: .relaxed),
             connectionFailures: connectionFailures.load(ordering: .relaxed),
             streamsOpen: streamsOpen.load(ordering: .relaxed), streamsHighWater: streamsHighWater.load(ordering: .relaxed),
-            inFlight: inFlight, inFlightHighWater: inFlightHighWater)
+            inFlight: inFlight, inFlightHighWater: inFlightHighWater, window: window,
+            baseRoundTripMilliseconds: Double(baseRoundTripMicroseconds.load(ordering: .relaxed)) / 1000)
     }
 }

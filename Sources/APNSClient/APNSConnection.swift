@@ -55,6 +55,12 @@ final class APNSConnection {
     /// Whether the TLS handshake resumed an earlier session.
     private(set) var resumedSession = false
     private var pingSentAt: Double?
+    /// When the last PING went out: a busy connection is pinged every `roundTripPingInterval`
+    /// too, so the window knows the round trip (`InFlightWindow`).
+    private var lastPingAt = -Double.infinity
+    static let roundTripPingInterval = 2.0
+    /// When the input being read arrived (one clock read per read): answers' latencies end here.
+    private var receivedAt: Double
     private var receiving = false
     private var closeRequested: String?
     private var closeIsClean = false
@@ -92,6 +98,7 @@ final class APNSConnection {
         openedAt = pool.monotonicSeconds
         lastActivity = openedAt
         now = openedAt
+        receivedAt = openedAt
     }
 
     /// Starts the TCP connect and TLS handshake.
@@ -186,11 +193,17 @@ final class APNSConnection {
         }
         if let pingSentAt {
             if now - pingSentAt > configuration.pingTimeout { close("PING not answered"); return }
-        } else if streams.isEmpty, now - lastActivity > configuration.pingInterval {
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-            pingSentAt = now
+        } else if streams.isEmpty ? now - lastActivity > configuration.pingInterval : now - lastPingAt >= Self.roundTripPingInterval {
+            ping(now: now)
         }
         finishCallbacks()
+    }
+
+    private func ping(now: Double) {
+        guard let session else { return }
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        pingSentAt = now
+        lastPingAt = now
     }
 
     /// Closes the connection now and hands every unanswered request back to the pool.
@@ -259,6 +272,8 @@ final class APNSConnection {
         resumedSession = SSL_session_reused(ssl) == 1
         lastActivity = pool.monotonicSeconds
         idleSince = lastActivity
+        // The first round trip, for the in-flight window, with the preface and SETTINGS.
+        ping(now: lastActivity)
         flush()
         pool.connectionReady(self)
     }
@@ -270,6 +285,7 @@ final class APNSConnection {
         // Chunk by chunk as libevent holds them (nghttp2 keeps partial frames itself), rather
         // than copying the input into one block first.
         receiving = true
+        receivedAt = pool.monotonicSeconds
         var error: Int = 0
         while error == 0, evbuffer_get_length(input) > 0 {
             let chunks = Int(evbuffer_peek(input, -1, nil, &inputChunks, Int32(inputChunks.count)))
@@ -285,7 +301,7 @@ final class APNSConnection {
             evbuffer_drain(input, received)
         }
         receiving = false
-        lastActivity = pool.monotonicSeconds
+        lastActivity = receivedAt
         if error < 0 {
             close("HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(error))))")
             return
@@ -415,6 +431,7 @@ final class APNSConnection {
         if stream.status != 0 {
             answeredAny = true
             if streamWindow < peerMaxStreams { streamWindow += 1 }
+            pool.answerTimed(latency: receivedAt - stream.sentAt, status: stream.status, now: receivedAt)
             pool.answered(stream.request, on: self, response: HTTP2Response(
                 status: stream.status, apnsID: stream.apnsID, retryAfter: stream.retryAfter, body: stream.response), token: stream.token)
         } else if stream.timedOut {
@@ -447,6 +464,7 @@ final class APNSConnection {
             if state == .ready { state = .draining }
             pool.goAwayReceived(self, lastStreamID: frame.goaway.last_stream_id, errorCode: frame.goaway.error_code, debug: debug)
         case NGHTTP2_PING.rawValue where frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+            if let pingSentAt { pool.roundTrip(receivedAt - pingSentAt, now: receivedAt) }
             pingSentAt = nil
         case NGHTTP2_RST_STREAM.rawValue:
             // Called before nghttp2 closes the stream (`streamClosed`).

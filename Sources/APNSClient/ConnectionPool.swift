@@ -4,9 +4,10 @@ import Foundation
 import RelayCore
 
 /// The connections of one event loop and the requests waiting for a stream on them: the
-/// executor of `ConnectionPoolStateMachine`, which makes every decision. Events from the
-/// connections, the timers and the client go to the state machine; `run(_:)` does the I/O
-/// its actions ask for.
+/// executor of `ConnectionPoolStateMachine`, which makes every decision, and of
+/// `InFlightWindow`, which sizes the client's limiter and the connections the pool may open.
+/// Events from the connections, the timers and the client go to the state machines; `run(_:)`
+/// does the I/O their actions ask for.
 ///
 /// Thread rule: made anywhere and handed to its loop (the client holds it as a
 /// `LoopBound`); from `start()` on, every method runs on `loop`'s thread. Requests are
@@ -22,6 +23,13 @@ final class ConnectionPool {
     private let counters: StatisticsCounters
 
     private var state: ConnectionPoolStateMachine
+    private var window: InFlightWindow
+    /// The client's in-flight slots: the pool's window is its share of them.
+    private let limiter: AsyncLimiter
+    /// Requests handed to the pool and not yet finished (on streams or waiting).
+    private var holding = 0
+    /// The limiter's slots this pool's window stands for.
+    private var limiterShare: Int
     /// In the order they were opened: a dispatch fills the first ones first.
     private var connections: [APNSConnection] = []
     private let authority: [UInt8]
@@ -39,9 +47,12 @@ final class ConnectionPool {
     /// Idle connections last reported to the allowance.
     private var reportedIdle = 0
 
+    /// - Parameters:
+    ///   - window: the pool's share of the client's bounds; its floor is its share of `limiter`.
+    ///   - limiter: the client's in-flight slots, resized as the window moves.
     init(
-        loop: EventLoop, configuration: APNSClientConfiguration, maxConnections: Int, tls: TLSContext,
-        tokens: ProviderTokenManager?, clock: any APNSClock, logger: Logger, counters: StatisticsCounters
+        loop: EventLoop, configuration: APNSClientConfiguration, window: InFlightWindow.Limits, limiter: AsyncLimiter,
+        tls: TLSContext, tokens: ProviderTokenManager?, clock: any APNSClock, logger: Logger, counters: StatisticsCounters
     ) {
         self.loop = loop
         self.configuration = configuration
@@ -51,11 +62,15 @@ final class ConnectionPool {
         self.logger = logger
         self.counters = counters
         self.authority = Array(configuration.authority.utf8)
+        self.limiter = limiter
+        self.window = InFlightWindow(limits: window)
+        limiterShare = self.window.size
         state = ConnectionPoolStateMachine(limits: .init(
-            maxConnections: maxConnections, maxAttempts: configuration.maxAttempts,
+            maxConnections: window.maxConnections, maxAttempts: configuration.maxAttempts,
             maxConnectFailures: configuration.maxConnectFailures, queueTimeout: configuration.queueTimeout,
             reconnect: Backoff(base: .seconds(configuration.reconnectDelay), cap: .seconds(configuration.maxReconnectDelay)),
             idleTimeout: configuration.idleTimeout))
+        state.setConnectionTarget(self.window.connections, openingAtOnce: 1)
     }
 
     /// The pool's clock in seconds, for its connections' timeouts too.
@@ -165,6 +180,7 @@ final class ConnectionPool {
     }
 
     private func finish(_ request: PendingRequest, _ result: HTTP2Answer) {
+        holding -= 1
         counters.count(result)
         request.finish(result)
     }
@@ -213,10 +229,12 @@ final class ConnectionPool {
     // MARK: events from the client and the timers
 
     func enqueue(_ request: PendingRequest) {
+        holding += 1
         run(state.enqueue([request]))
     }
 
     func enqueue(contentsOf requests: [PendingRequest]) {
+        holding += requests.count
         run(state.enqueue(requests))
     }
 
@@ -271,7 +289,45 @@ final class ConnectionPool {
     }
 
     func settingsReceived(_ connection: APNSConnection) {
+        window.peerAllows(streams: connection.peerMaxStreams)
+        resized(nil)
         run(state.settingsReceived(connection.id))
+    }
+
+    // MARK: the in-flight window
+
+    /// A PING came back `seconds` after it went out.
+    func roundTrip(_ seconds: Double, now: Double) {
+        window.roundTrip(seconds, now: now)
+        resized(nil)
+    }
+
+    /// A request was answered with `status`, `latency` seconds after it was sent.
+    func answerTimed(latency: Double, status: Int, now: Double) {
+        // 429 and 5xx: APNs is overwhelmed, or asks us to slow down.
+        resized(status == 429 || status >= 500 ? window.failed(now: now) : window.answered(latency: latency, load: holding, now: now))
+    }
+
+    /// Carries the window's size (when it changed) to the client's limiter, and its
+    /// connections to the state machine.
+    private func resized(_ size: Int?) {
+        if let size {
+            limiter.resize(by: size - limiterShare)
+            limiterShare = size
+            logger.debug("APNs in-flight window resized", [
+                "window": String(size), "connections": String(window.connections),
+                "base_rtt_ms": String(format: "%.1f", (window.baseRoundTrip ?? 0) * 1000),
+                "queueing_ms": String(format: "%.1f", (window.lastQueueing ?? 0) * 1000),
+            ])
+        }
+        let target = window.connections
+        if target != state.connectionTarget {
+            state.setConnectionTarget(target, openingAtOnce: target - window.limits.baseConnections)
+            scheduleDispatch()
+        }
+        if let base = window.baseRoundTrip {
+            counters.baseRoundTripMicroseconds.store(Int(base * 1e6), ordering: .relaxed)
+        }
     }
 
     func streamOpened(connectionStreams open: Int) {
@@ -306,12 +362,14 @@ final class ConnectionPool {
     }
 
     func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
+        if countsAsAttempt { resized(window.failed(now: monotonicSeconds)) }
         run(state.retry(request, because: reason, countsAsAttempt: countsAsAttempt, now: monotonicSeconds, wallNow: clock.now))
     }
 
     func connectionClosed(_ connection: APNSConnection, reason: String, unanswered: [PendingRequest], wasReady: Bool) {
         connections.removeAll { $0 === connection }
         if wasReady { counters.connectionsOpen.subtract(1, ordering: .relaxed) }
+        if !unanswered.isEmpty { resized(window.failed(now: monotonicSeconds)) }
         run(state.connectionClosed(connection.id, reason: reason, unanswered: unanswered, wasReady: wasReady,
                                    answeredAny: connection.answeredAny, now: monotonicSeconds, wallNow: clock.now,
                                    random: Double.random(in: 0...1)))

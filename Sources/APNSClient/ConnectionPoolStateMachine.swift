@@ -79,9 +79,21 @@ struct ConnectionPoolStateMachine {
     private var lastConnectError = "no connection yet"
     /// A `requestAllowance` is unanswered: no other is made until it is.
     private var awaitingAllowance = false
+    /// The connections the in-flight window needs (`InFlightWindow.connections`), at most
+    /// `maxConnections`, and how many of them may be in their handshake at once.
+    private(set) var connectionTarget: Int
+    private var openingAtOnce = 1
 
     init(limits: Limits) {
         self.limits = limits
+        connectionTarget = limits.maxConnections
+    }
+
+    /// The window moved: up to `target` connections, `openingAtOnce` of them opening
+    /// together (a window far beyond the open connections need not wait for each handshake).
+    mutating func setConnectionTarget(_ target: Int, openingAtOnce: Int) {
+        connectionTarget = min(max(1, target), limits.maxConnections)
+        self.openingAtOnce = max(1, openingAtOnce)
     }
 
     var hasWaiting: Bool { !waiting.isEmpty }
@@ -256,9 +268,10 @@ struct ConnectionPoolStateMachine {
         guard phase == .running, !waiting.isEmpty else { return [] }
         let live = connections.values.filter { $0 != .draining }
         // A connection still in its handshake, or waiting for the peer's SETTINGS, will soon
-        // have room: open one more only when those are all known to be full.
-        let coming = live.contains { $0 == .connecting || $0 == .awaitingSettings }
-        guard live.count < limits.maxConnections, !coming, !awaitingAllowance else { return [] }
+        // have room: open one more only when those are all known to be full (unless the
+        // window wants several more at once).
+        let coming = live.count { $0 == .connecting || $0 == .awaitingSettings }
+        guard live.count < connectionTarget, coming < openingAtOnce, !awaitingAllowance else { return [] }
         guard now >= nextConnectAt else { return [.scheduleDispatchAfter(seconds: nextConnectAt - now)] }
         awaitingAllowance = true
         return [.requestAllowance]
@@ -271,7 +284,7 @@ struct ConnectionPoolStateMachine {
     mutating func allowanceGranted() -> [Action] {
         awaitingAllowance = false
         let live = connections.values.filter { $0 != .draining }
-        guard phase == .running, !waiting.isEmpty, live.count < limits.maxConnections else { return [.releaseAllowance] }
+        guard phase == .running, !waiting.isEmpty, live.count < connectionTarget else { return [.releaseAllowance] }
         lastConnectionID += 1
         connections[lastConnectionID] = .connecting
         return [.connect(id: lastConnectionID)]

@@ -1,11 +1,17 @@
 /// Answers held back by the network's latency, in due order: a binary min-heap, since
 /// with jitter they fall due in another order than they were queued (as on a real network).
+/// PING acknowledgements are held back too, so a client measures the same round trip with
+/// a PING as with a request.
 struct DelayedAnswers {
     struct Answer {
+        enum Frame {
+            case response(streamID: Int32, SimulatorResponse, apnsID: String)
+            /// The PING's opaque data, sent back.
+            case pingAck(UInt64)
+        }
+
         var due: UInt64
-        var streamID: Int32
-        var response: SimulatorResponse
-        var apnsID: String
+        var frame: Frame
     }
 
     private var heap: [Answer] = []

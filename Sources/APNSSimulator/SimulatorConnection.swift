@@ -73,7 +73,8 @@ final class SimulatorConnection {
     /// After the TLS handshake: the HTTP/2 session and our SETTINGS.
     func handshakeCompleted() {
         var created: OpaquePointer?
-        guard nghttp2_session_server_new(&created, listener.sessionCallbacks, context) == 0, let created else {
+        guard nghttp2_session_server_new2(&created, listener.sessionCallbacks, context, listener.sessionOptions) == 0,
+              let created else {
             close()
             return
         }
@@ -263,16 +264,38 @@ final class SimulatorConnection {
         } else if let reason = decision.rejectedReason {
             recorder.rejected(reason)
         }
+        answer(.response(streamID: streamID, decision.response, apnsID: apnsID))
+    }
+
+    /// A PING arrived: acknowledged after the network's latency, like an answer.
+    func pingReceived(opaque: UInt64) {
+        answer(.pingAck(opaque))
+    }
+
+    /// Sends `frame` now, or after the network's latency.
+    private func answer(_ frame: DelayedAnswers.Answer.Frame) {
         listener.refreshNetwork()
         let delay = listener.network.delayNanoseconds(using: &listener.jitterRandom)
         guard delay > 0 else {
-            respond(streamID: streamID, response: decision.response, apnsID: apnsID)
+            send(frame)
             return
         }
         let due = DispatchTime.now().uptimeNanoseconds + delay
         let earliest = delayed.nextDue
-        delayed.insert(.init(due: due, streamID: streamID, response: decision.response, apnsID: apnsID))
+        delayed.insert(.init(due: due, frame: frame))
         if earliest.map({ due < $0 }) ?? true { armTimer(for: due) }
+    }
+
+    private func send(_ frame: DelayedAnswers.Answer.Frame) {
+        switch frame {
+        case let .response(streamID, response, apnsID):
+            respond(streamID: streamID, response: response, apnsID: apnsID)
+        case let .pingAck(opaque):
+            guard let session else { return }
+            withUnsafeBytes(of: opaque) { bytes in
+                _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_ACK.rawValue), bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
     }
 
     func streamClosed(streamID: Int32) {
@@ -337,9 +360,7 @@ final class SimulatorConnection {
     /// Sends every response whose delay has passed and re-arms for the next one.
     func timerFired() {
         let now = DispatchTime.now().uptimeNanoseconds
-        while let answer = delayed.popDue(now: now) {
-            respond(streamID: answer.streamID, response: answer.response, apnsID: answer.apnsID)
-        }
+        while let answer = delayed.popDue(now: now) { send(answer.frame) }
         if let next = delayed.nextDue { armTimer(for: next) }
         flush()
     }
@@ -478,6 +499,11 @@ func simulatorOnFrame(
 ) -> Int32 {
     guard let frame else { return 0 }
     let type = frame.pointee.hd.type
+    if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
+        let opaque = withUnsafeBytes(of: frame.pointee.ping.opaque_data) { $0.loadUnaligned(as: UInt64.self) }
+        withConnection(context) { $0.pingReceived(opaque: opaque) }
+        return 0
+    }
     let ended = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     if ended, type == UInt8(NGHTTP2_DATA.rawValue) || type == UInt8(NGHTTP2_HEADERS.rawValue) {
         withConnection(context) { $0.requestComplete(streamID: frame.pointee.hd.stream_id) }

@@ -52,6 +52,8 @@ final class SimulatorListener {
     let loop: EventLoop
     let base: OpaquePointer
     let sessionCallbacks: OpaquePointer
+    /// Options of every session: PINGs acknowledged by the connection (after the latency).
+    let sessionOptions: OpaquePointer
     var handler: any SimulatorService
     /// The `shared.rates` generation the handler's behaviour was last given.
     private var ratesGeneration = 0
@@ -80,6 +82,14 @@ final class SimulatorListener {
         self.loop = loop
         self.base = loop.base
         self.sessionCallbacks = callbacks
+        // PINGs are acknowledged by the connection, after the network's latency.
+        var options: OpaquePointer?
+        guard nghttp2_option_new(&options) == 0, let options else {
+            nghttp2_session_callbacks_del(callbacks)
+            throw APNSSimulatorError("nghttp2_option_new failed")
+        }
+        nghttp2_option_set_no_auto_ping_ack(options, 1)
+        self.sessionOptions = options
         let configuration = shared.configuration
         self.handler = shared.makeService(index)
         var system = SystemRandomNumberGenerator()
@@ -147,6 +157,7 @@ final class SimulatorListener {
         if let listener { evconnlistener_free(listener) }
         listener = nil
         nghttp2_session_callbacks_del(sessionCallbacks)
+        nghttp2_option_del(sessionOptions)
     }
 
     /// A TCP connection arrived: wrap it in TLS (server side) and wait for the handshake.

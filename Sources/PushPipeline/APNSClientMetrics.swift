@@ -16,6 +16,8 @@ enum APNSClientMetrics {
             gauge(RelayMetrics.apnsConnections, "Connections to APNs opened by the clients alive now.", \.connectionsOpened),
             gauge(RelayMetrics.apnsConnectionsOpen, "Connections to APNs up now (idle ones close after PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS).",
                   \.connectionsOpen),
+            gauge(RelayMetrics.apnsWindow, "Sends that may wait for an APNs answer at once: the in-flight windows, following rate × round trip.",
+                  \.window),
         ]
     }
 }

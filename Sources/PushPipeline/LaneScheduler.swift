@@ -7,8 +7,10 @@ public enum Lane: String, Sendable, Hashable {
 
 /// The chunk slots of a worker, a set per lane, shared by its two leasing loops.
 ///
-/// - `broadcastSlots` broadcast chunks are worked on at once; when all are busy none is
-///   leased, so a slow APNs slows leasing instead of growing memory.
+/// - `broadcastSlots` broadcast chunks are worked on at once, and `extraBroadcastSlots` more
+///   while the APNs clients' in-flight windows are wider than at start (APNs far away: the
+///   chunks in hand must cover rate × round trip); when all are busy none is leased, so a
+///   slow APNs slows leasing instead of growing memory.
 /// - `targetedSlots` targeted chunks at once, apart from those: a single-user push finds a
 ///   free slot however many broadcasts run, and single-user pushes, each a short round trip
 ///   to APNs and the database, are not held to the few slots big chunks need.
@@ -17,6 +19,7 @@ public enum Lane: String, Sendable, Hashable {
 ///   not starve another app's.
 public struct LaneScheduler: Sendable, Equatable {
     public let broadcastSlots: Int
+    public private(set) var extraBroadcastSlots = 0
     public let targetedSlots: Int
     public private(set) var targetedRunning = 0
     public private(set) var broadcastRunning = 0
@@ -36,10 +39,15 @@ public struct LaneScheduler: Sendable, Equatable {
             guard targetedRunning < targetedSlots else { return false }
             targetedRunning += 1
         case .broadcast:
-            guard broadcastRunning < broadcastSlots else { return false }
+            guard broadcastRunning < broadcastSlots + extraBroadcastSlots else { return false }
             broadcastRunning += 1
         }
         return true
+    }
+
+    /// Slots beyond `broadcastSlots` the APNs side can take now (chunks running keep theirs).
+    public mutating func setExtraBroadcastSlots(_ count: Int) {
+        extraBroadcastSlots = max(0, count)
     }
 
     /// The app whose broadcast chunk was just leased: the next lease prefers the apps after it.

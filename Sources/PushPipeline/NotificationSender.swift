@@ -42,7 +42,9 @@ extension APNSClientSender {
             var clientConfiguration = try APNSClientConfiguration(
                 endpoint: configuration.url(for: environment), authentication: credential.authentication(box: box),
                 caFile: configuration.caFile)
-            clientConfiguration.maxConnections = configuration.apnsConnections
+            clientConfiguration.connections = configuration.apnsConnections
+            clientConfiguration.maxConnections = max(configuration.apnsConnections, configuration.apnsMaxConnections)
+            clientConfiguration.minInFlight = min(configuration.apnsMinInFlight, configuration.apnsMaxInFlight)
             clientConfiguration.maxInFlight = configuration.apnsMaxInFlight
             clientConfiguration.idleTimeout = configuration.apnsIdleTimeout
             return APNSClientSender(client: try APNSClient(

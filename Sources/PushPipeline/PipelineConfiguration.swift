@@ -19,9 +19,15 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public static let defaultChunkSize = 2000
     /// A leased chunk whose worker is silent this long is leased again.
     public var leaseSeconds = 30
-    /// HTTP/2 connections and requests in flight per (app, environment) APNs client.
+    /// HTTP/2 connections per (app, environment) APNs client while the round trip does not
+    /// limit the rate, and the most it opens when it does (`InFlightWindow`).
     public var apnsConnections: Int
-    public var apnsMaxInFlight = 2000
+    public var apnsMaxConnections = 32
+    /// Requests in flight per (app, environment) APNs client: the window starts at
+    /// `apnsMinInFlight` and grows with the bandwidth-delay product up to `apnsMaxInFlight`
+    /// (100,000 a second 300 ms away is 30,000 in flight).
+    public var apnsMinInFlight = 2000
+    public var apnsMaxInFlight = 32000
     /// An app's APNs connection without a request for this long closes, and its client
     /// (with nothing in flight) is dropped, so an idle app costs no socket and no timer.
     public var apnsIdleTimeout: TimeInterval = 300
@@ -67,7 +73,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_CHUNK_LEASE_SECONDS", "a chunk whose worker died is leased again after this (default 30)"),
         ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 1 per 2 cores, 2 to 8)"),
         ("PUSHRELAY_RETENTION_DAYS", "days per-device delivery records are kept; messages and counters stay (default 30)"),
-        ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "APNs requests in flight per app and environment (default 2000)"),
+        ("PUSHRELAY_APNS_MAX_CONNECTIONS", "the most HTTP/2 connections per app and environment while APNs is far away: more open only when the streams of the open ones are full and the round trip limits the rate (default 32)"),
+        ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "the most APNs requests in flight per app and environment: the window starts at 2000 and follows rate × round trip up to this (default 32000)"),
         ("PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS", "an app's APNs connection without a request for this long is closed, and its client dropped (default 300)"),
         ("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", "APNs connections of a worker over every app, shared fairly among the apps with work when reached (default a fifth of the open-file limit)"),
         ("PUSHRELAY_RETRY_ROUNDS", "retry rounds of one app's chunks a worker starts a second; more wait in the queue, so one app's failures never hold the slots of the others (default 10)"),
@@ -100,7 +107,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
         if let size = try number("PUSHRELAY_CHUNK_SIZE", in: 1...10_000) { configuration.chunkSize = size }
         if let seconds = try number("PUSHRELAY_CHUNK_LEASE_SECONDS", in: 1...3600) { configuration.leaseSeconds = seconds }
         if let count = try number("PUSHRELAY_APNS_CONNECTIONS", in: 1...64) { configuration.apnsConnections = count }
-        if let count = try number("PUSHRELAY_APNS_MAX_IN_FLIGHT", in: 1...100_000) { configuration.apnsMaxInFlight = count }
+        if let count = try number("PUSHRELAY_APNS_MAX_CONNECTIONS", in: 1...1000) { configuration.apnsMaxConnections = count }
+        if let count = try number("PUSHRELAY_APNS_MAX_IN_FLIGHT", in: 1...1_000_000) { configuration.apnsMaxInFlight = count }
         if let seconds = try number("PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS", in: 1...86_400) { configuration.apnsIdleTimeout = TimeInterval(seconds) }
         if let count = try number("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", in: 1...1_000_000) { configuration.apnsMaxConnectionsTotal = count }
         if let days = try number("PUSHRELAY_RETENTION_DAYS", in: 1...3650) { configuration.retentionDays = days }

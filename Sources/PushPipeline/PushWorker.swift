@@ -181,6 +181,10 @@ public final class PushWorker: HandoffReceiver {
     /// Leases chunks of `lane` while it has free slots and ready chunks.
     private func fillSlots(_ lane: Lane) async throws {
         while !isStopping {
+            if lane == .broadcast {
+                let extra = extraBroadcastSlots
+                scheduler.withLock { $0.setExtraBroadcastSlots(extra) }
+            }
             guard let afterApp = scheduler.withLock({ $0.reserve(lane) ? $0.lastBroadcastApp : nil }) else { return }
             let leased: (chunk: LeasedChunk, loaded: LoadedChunk?)?
             do {
@@ -196,6 +200,13 @@ public final class PushWorker: HandoffReceiver {
             if lane == .broadcast { scheduler.withLock { $0.servedBroadcast(appID: chunk.appID) } }
             start(chunk, loaded: loaded)
         }
+    }
+
+    /// A chunk more for each chunk's worth the APNs clients' windows grew beyond their start
+    /// (at most 4 × `slots`: chunks in memory stay bounded however many apps broadcast).
+    private var extraBroadcastSlots: Int {
+        let grown = senders.statistics.reduce(0) { $0 + max(0, $1.window - configuration.apnsMinInFlight) }
+        return min(4 * configuration.slots, (grown + configuration.chunkSize - 1) / configuration.chunkSize)
     }
 
     /// Sends a chunk leased in a slot of its lane, and gives the slot back when it is done.

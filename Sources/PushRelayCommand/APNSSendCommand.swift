@@ -159,7 +159,10 @@ enum APNSSendCommand {
                     keyPEM: try String(contentsOfFile: options.certificateKeyPath!, encoding: .utf8))
             }
             var configuration = try APNSClientConfiguration(endpoint: endpoint, authentication: authentication, caFile: relay.apnsCAFile)
+            // A fixed pipe: the window does not move (the benchmark compares it with h2load's).
+            configuration.connections = options.connections
             configuration.maxConnections = options.connections
+            configuration.minInFlight = options.inFlight
             configuration.maxInFlight = options.inFlight
             configuration.eventLoopCount = options.loops
             EventLoopGroup.configureShared(loopCount: options.loops)

@@ -87,6 +87,21 @@ import Testing
         #expect(describe(pool.dispatchGranted(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) == ["connect 2"])
     }
 
+    @Test func theWindowsTargetBoundsConnectionsAndOpensSeveralAtOnce() {
+        var pool = machineWithReadyConnection(maxConnections: 8)
+        pool.setConnectionTarget(1, openingAtOnce: 1)
+        _ = pool.enqueue([request("a")])
+        // Full, but the window needs no second connection: the request waits for a stream.
+        #expect(describe(pool.dispatchGranted(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) == [])
+        // The round trip limits: the window wants 4, three of them may open together.
+        pool.setConnectionTarget(4, openingAtOnce: 3)
+        var opened: [String] = []
+        for _ in 0..<5 { opened += describe(pool.dispatchGranted(freeStreams: 0, token: nil, now: 0, wallNow: Self.wallNow)) }
+        #expect(opened == ["connect 2", "connect 3", "connect 4"])
+        pool.setConnectionTarget(100, openingAtOnce: 100)
+        #expect(pool.connectionTarget == 8, "never beyond maxConnections")
+    }
+
     @Test func expiredRequestsFailInsteadOfTakingAStream() {
         var pool = machineWithReadyConnection()
         _ = pool.enqueue([request("old", expiresIn: -1), request("new", expiresIn: 60), request("now", expiresIn: 0)])

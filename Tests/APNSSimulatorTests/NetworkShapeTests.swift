@@ -43,7 +43,7 @@ import Testing
         var random = SplitMix64(seed: 1)
         let dues = (0..<1_000).map { _ in random.next() % 1_000 }
         for (index, due) in dues.enumerated() {
-            answers.insert(.init(due: due, streamID: Int32(index), response: SimulatorResponse(status: 200), apnsID: ""))
+            answers.insert(.init(due: due, frame: .response(streamID: Int32(index), SimulatorResponse(status: 200), apnsID: "")))
         }
         #expect(answers.count == 1_000)
         var popped: [UInt64] = []

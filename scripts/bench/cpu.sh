@@ -6,7 +6,8 @@
 cpu_seconds() {
   local ticks=0 pid
   for pid in "$@"; do
-    [ -r "/proc/$pid/stat" ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
+    # A process may end between the listing and the read: it counts nothing then.
+    [ -r "/proc/$pid/stat" ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
   done
   python3 -c "print('%.2f' % ($ticks / $(getconf CLK_TCK)))"
 }

@@ -21,6 +21,7 @@ public enum RelayMetrics {
     public static let apnsInFlight = "pushrelay_apns_requests_in_flight"
     public static let apnsConnections = "pushrelay_apns_connections_opened"
     public static let apnsConnectionsOpen = "pushrelay_apns_connections_open"
+    public static let apnsWindow = "pushrelay_apns_window"
 
     /// Declares the families recorded as things happen (scrape-time ones come with their
     /// collectors).

@@ -1,0 +1,149 @@
+/// How many requests a pool keeps in flight, and on how many connections: the window
+/// follows the bandwidth-delay product (rate × round trip), as TCP Vegas does. APNs 150 ms
+/// away takes 15,000 requests in flight for 100,000 a second, and the same 15,000 on a
+/// server next door only queue there.
+///
+/// Pure: the pool reports round trips (PING and its ACK), answers with their latency (sent
+/// → answered), errors and how many requests it holds, each with the time (the clock's
+/// monotonic seconds); the window answers with its new size when it changes.
+///
+/// - The base round trip is the least seen over the current and the previous `epoch`
+///   (PINGs and answers alike), so a path that gets longer is noticed within two epochs.
+/// - Once per round trip (at least `minimumInterval`, and `minimumAnswers` answers), the
+///   answers of that interval give the queueing delay: their mean latency less the base.
+///   The window grows by half when it was used (its load reached ¾ of it) and the requests
+///   barely queued (`growBelow`: the round trip, not the CPU of either side, limits the
+///   rate); it shrinks by an eighth when they queued beyond `shrinkAbove`; it halves on an
+///   error (429, 5xx, a reset, a lost connection) and holds still for two round trips after.
+///   Never below `floor` nor above `ceiling`.
+/// - Connections: `baseConnections`, or as many as the window needs at the server's
+///   SETTINGS_MAX_CONCURRENT_STREAMS each (`streamsPerConnection`), up to `maxConnections`:
+///   with APNs' 1,000 streams, more connections only when the round trip limits.
+struct InFlightWindow: Equatable {
+    struct Limits: Equatable {
+        /// The window at start, and the least it shrinks to.
+        var floor: Int
+        var ceiling: Int
+        /// Connections for the floor's worth: as many as when nothing is far away.
+        var baseConnections: Int
+        var maxConnections: Int
+    }
+
+    /// How long a least round trip counts as the base.
+    static let epoch = 10.0
+    static let minimumInterval = 0.02
+    static let minimumAnswers = 32
+
+    let limits: Limits
+    /// Requests in flight allowed now.
+    private(set) var size: Int
+    /// The server's streams per connection, once it raised them above 1 (APNs allows one
+    /// until a request carried a valid token); APNs' 1,000 until then.
+    private(set) var streamsPerConnection = 1000
+    private var epochMinimum = Double.infinity
+    private var previousEpochMinimum = Double.infinity
+    private var epochEndsAt: Double?
+    private var intervalEndsAt: Double?
+    private var latencySum = 0.0
+    private var answers = 0
+    private var peakLoad = 0
+    private var heldUntil = -Double.infinity
+    /// The queueing delay of the last interval decided on, in seconds (for the logs).
+    private(set) var lastQueueing: Double?
+
+    init(limits: Limits) {
+        var limits = limits
+        limits.ceiling = max(1, limits.ceiling)
+        limits.floor = min(max(1, limits.floor), limits.ceiling)
+        limits.maxConnections = max(1, limits.maxConnections)
+        limits.baseConnections = min(max(1, limits.baseConnections), limits.maxConnections)
+        self.limits = limits
+        size = limits.floor
+    }
+
+    /// The least round trip of the last one or two epochs, in seconds.
+    var baseRoundTrip: Double? {
+        let least = min(epochMinimum, previousEpochMinimum)
+        return least.isFinite ? least : nil
+    }
+
+    /// The connections the window needs: at least `baseConnections`, else enough streams for it.
+    var connections: Int {
+        let needed = (size + streamsPerConnection - 1) / streamsPerConnection
+        return min(limits.maxConnections, max(limits.baseConnections, needed))
+    }
+
+    /// Queueing below this, in seconds, leaves the round trip as what limits the rate.
+    static func growBelow(base: Double) -> Double { max(0.005, base * 0.1) }
+
+    /// Queueing beyond this, in seconds, means a side's CPU (or the path) is full.
+    static func shrinkAbove(base: Double) -> Double { max(0.015, base * 0.25) }
+
+    // MARK: events
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS on a connection.
+    mutating func peerAllows(streams: Int) {
+        if streams > 1 { streamsPerConnection = streams }
+    }
+
+    /// A PING came back after `seconds`.
+    mutating func roundTrip(_ seconds: Double, now: Double) {
+        sample(seconds, now: now)
+    }
+
+    /// A request was answered `latency` seconds after it was sent, while the pool held
+    /// `load` requests (on streams and waiting for one).
+    ///
+    /// - Returns: the new size, when it changed.
+    mutating func answered(latency: Double, load: Int, now: Double) -> Int? {
+        sample(latency, now: now)
+        latencySum += latency
+        answers += 1
+        peakLoad = max(peakLoad, load)
+        guard let base = baseRoundTrip else { return nil }
+        guard let endsAt = intervalEndsAt else {
+            intervalEndsAt = now + max(base, Self.minimumInterval)
+            return nil
+        }
+        guard now >= endsAt, answers >= Self.minimumAnswers else { return nil }
+        let queueing = latencySum / Double(answers) - base
+        lastQueueing = queueing
+        let used = peakLoad * 4 >= size * 3
+        (latencySum, answers, peakLoad) = (0, 0, 0)
+        intervalEndsAt = now + max(base, Self.minimumInterval)
+        if queueing > Self.shrinkAbove(base: base) {
+            return resize(size - size / 8)
+        } else if used, queueing < Self.growBelow(base: base), now >= heldUntil {
+            return resize(size + size / 2)
+        }
+        return nil
+    }
+
+    /// An error that says the server (or the path to it) is overwhelmed.
+    ///
+    /// - Returns: the new size, when it changed.
+    mutating func failed(now: Double) -> Int? {
+        heldUntil = now + 2 * max(baseRoundTrip ?? 0, Self.minimumInterval)
+        return resize(size / 2)
+    }
+
+    // MARK: helpers
+
+    private mutating func sample(_ seconds: Double, now: Double) {
+        if let endsAt = epochEndsAt, now >= endsAt {
+            previousEpochMinimum = epochMinimum
+            epochMinimum = .infinity
+            epochEndsAt = now + Self.epoch
+        } else if epochEndsAt == nil {
+            epochEndsAt = now + Self.epoch
+        }
+        epochMinimum = min(epochMinimum, max(0, seconds))
+    }
+
+    private mutating func resize(_ wanted: Int) -> Int? {
+        let new = min(limits.ceiling, max(limits.floor, wanted))
+        guard new != size else { return nil }
+        size = new
+        return new
+    }
+}

@@ -1,0 +1,122 @@
+import Testing
+@testable import APNSClient
+
+/// `InFlightWindow` without sockets: round trips, answers and errors go in with the time,
+/// sizes come out.
+@Suite struct InFlightWindowTests {
+    private static let limits = InFlightWindow.Limits(floor: 2000, ceiling: 32000, baseConnections: 2, maxConnections: 32)
+
+    /// Feeds one interval's answers (`count` of them, `latency` each, the pool holding
+    /// `load`) from `start` on, the last at its end, and returns the size change (decided
+    /// with the last) and the end.
+    @discardableResult
+    private func interval(_ window: inout InFlightWindow, latency: Double, load: Int, start: Double,
+                          count: Int = 64) -> (size: Int?, end: Double) {
+        let length = max(window.baseRoundTrip ?? latency, InFlightWindow.minimumInterval)
+        var change: Int?
+        for index in 0..<count {
+            let now = start + length * Double(index + 1) / Double(count)
+            if let size = window.answered(latency: latency, load: load, now: now) { change = size }
+        }
+        return (change, start + length)
+    }
+
+    /// A window whose base round trip is `base` (a PING) and whose first interval starts at 0.
+    private func window(base: Double) -> InFlightWindow {
+        var window = InFlightWindow(limits: Self.limits)
+        window.roundTrip(base, now: 0)
+        #expect(window.answered(latency: base, load: 0, now: 0) == nil)
+        return window
+    }
+
+    @Test func startsAtTheFloorOnTheBaseConnections() {
+        let window = InFlightWindow(limits: Self.limits)
+        #expect(window.size == 2000)
+        #expect(window.connections == 2)
+        #expect(window.baseRoundTrip == nil)
+    }
+
+    @Test func growsWhileTheRoundTripLimitsTheRate() {
+        var window = window(base: 0.150)
+        var now = 0.0
+        var sizes: [Int] = []
+        for _ in 0..<8 {
+            let (size, end) = interval(&window, latency: 0.152, load: window.size, start: now)
+            now = end
+            if let size { sizes.append(size) }
+        }
+        #expect(sizes == [3000, 4500, 6750, 10125, 15187, 22780, 32000])
+        // 30,000 above the floor at 1,000 streams a connection.
+        #expect(window.connections == 32)
+        window.peerAllows(streams: 1)
+        #expect(window.streamsPerConnection == 1000, "APNs' one stream before a token was accepted is not its limit")
+        window.peerAllows(streams: 5000)
+        #expect(window.connections == 7)
+        // A server allowing 100 streams needs 20 connections for the floor already.
+        var narrow = InFlightWindow(limits: Self.limits)
+        narrow.peerAllows(streams: 100)
+        #expect(narrow.connections == 20)
+    }
+
+    @Test func holdsWhenUnusedOrWhenTheCPULimits() {
+        var window = window(base: 0.150)
+        // Half the window in use: the caller, not the pipe, limits.
+        #expect(interval(&window, latency: 0.150, load: 1000, start: 0).size == nil)
+        // Next door (0.2 ms) with answers 10 ms late: requests queue at a CPU, no growth.
+        var near = self.window(base: 0.0002)
+        let now = interval(&near, latency: 0.010, load: 2000, start: 0).end
+        #expect(interval(&near, latency: 0.010, load: 2000, start: now).size == nil)
+        #expect(near.size == 2000 && near.connections == 2)
+    }
+
+    @Test func shrinksWhenAnswersQueueBeyondTheBaseRoundTrip() {
+        var window = window(base: 0.150)
+        var now = 0.0
+        for _ in 0..<3 { now = interval(&window, latency: 0.150, load: window.size, start: now).end }
+        #expect(window.size == 6750)
+        // 60 ms of queueing at 150 ms (beyond a quarter of it): an eighth less each round trip.
+        let (size, end) = interval(&window, latency: 0.210, load: window.size, start: now)
+        #expect(size == 5907)
+        now = end
+        // Between the two thresholds: held.
+        #expect(interval(&window, latency: 0.170, load: window.size, start: now).size == nil)
+        // Never below the floor.
+        for _ in 0..<40 { now = interval(&window, latency: 0.300, load: window.size, start: now).end }
+        #expect(window.size == 2000)
+    }
+
+    @Test func halvesOnAnErrorAndHoldsStillForTwoRoundTrips() {
+        var window = window(base: 0.100)
+        var now = 0.0
+        for _ in 0..<3 { now = interval(&window, latency: 0.100, load: window.size, start: now).end }
+        #expect(window.size == 6750)
+        #expect(window.failed(now: now) == 3375)
+        // Within two round trips of the error: no growth however good the answers.
+        let held = interval(&window, latency: 0.100, load: window.size, start: now)
+        #expect(held.size == nil)
+        let grown = interval(&window, latency: 0.100, load: window.size, start: held.end)
+        #expect(grown.size == 5062)
+        now = grown.end
+        #expect(window.failed(now: now) == 2531)
+        #expect(window.failed(now: now) == 2000)
+        #expect(window.failed(now: now) == nil, "already at the floor")
+    }
+
+    @Test func theBaseRoundTripIsTheLeastOfTheLastTwoEpochs() {
+        var window = InFlightWindow(limits: Self.limits)
+        window.roundTrip(0.050, now: 0)
+        window.roundTrip(0.080, now: 1)
+        #expect(window.baseRoundTrip == 0.050)
+        // The path got longer: the old least is forgotten after two epochs.
+        window.roundTrip(0.300, now: InFlightWindow.epoch + 1)
+        #expect(window.baseRoundTrip == 0.050)
+        window.roundTrip(0.300, now: 2 * InFlightWindow.epoch + 2)
+        #expect(window.baseRoundTrip == 0.300)
+    }
+
+    @Test func boundsAreKeptConsistent() {
+        let window = InFlightWindow(limits: .init(floor: 5000, ceiling: 300, baseConnections: 4, maxConnections: 1))
+        #expect(window.size == 300)
+        #expect(window.connections == 1)
+    }
+}
