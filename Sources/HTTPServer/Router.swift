@@ -141,9 +141,12 @@ struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
         }.joined(separator: "/")
     }
 
-    /// Path segments; one trailing slash is ignored, so "/a/" and "/a" are the same path.
+    /// Path segments; one trailing slash is ignored, so "/a/" and "/a" are the same path. Split
+    /// on the byte `/`, not on Characters: a `/` followed by a combining mark or an emoji
+    /// modifier (`/🏻`) is one grapheme, which a Character split leaves whole (no route, 404).
     static func segments(of path: String) -> [String] {
-        var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         if parts.first == "" { parts.removeFirst() }
         if parts.last == "" { parts.removeLast() }
         return parts

@@ -34,6 +34,16 @@ struct RouterTests {
         #expect(String(decoding: response.body, as: UTF8.self) == "my app")
     }
 
+    @Test("a segment starting with an emoji modifier or a combining mark still splits from the slash before it")
+    func slashBeforeAGraphemeExtender() async throws {
+        var router = Router(rejections: JPushRejection.responder)
+        router.add("POST", "/v3/aliases/{app_key}", named("alias"))
+        for (encoded, decoded) in [("%F0%9F%8F%BB", "\u{1F3FB}"), ("%CC%81x", "\u{301}x")] {
+            let response = await router.respond(to: try request("POST", "/v3/aliases/\(encoded)"))
+            #expect(response.status == 200 && String(decoding: response.body, as: UTF8.self) == "alias:\(decoded)", "\(encoded)")
+        }
+    }
+
     @Test("a trailing slash on the request path is tolerated")
     func trailingSlash() async throws {
         var router = Router(rejections: JPushRejection.responder)
