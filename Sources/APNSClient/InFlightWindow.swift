@@ -74,10 +74,10 @@ struct InFlightWindow: Equatable {
     }
 
     /// Queueing below this, in seconds, leaves the round trip as what limits the rate.
-    static func growBelow(base: Double) -> Double { max(0.005, base * 0.1) }
+    static func growBelow(base: Double) -> Double { max(0.005, base * 0.2) }
 
     /// Queueing beyond this, in seconds, means a side's CPU (or the path) is full.
-    static func shrinkAbove(base: Double) -> Double { max(0.015, base * 0.25) }
+    static func shrinkAbove(base: Double) -> Double { max(0.020, base * 0.5) }
 
     // MARK: events
 

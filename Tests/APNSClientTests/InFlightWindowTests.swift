@@ -74,12 +74,12 @@ import Testing
         var now = 0.0
         for _ in 0..<3 { now = interval(&window, latency: 0.150, load: window.size, start: now).end }
         #expect(window.size == 6750)
-        // 60 ms of queueing at 150 ms (beyond a quarter of it): an eighth less each round trip.
-        let (size, end) = interval(&window, latency: 0.210, load: window.size, start: now)
+        // 90 ms of queueing at 150 ms (beyond half of it): an eighth less each round trip.
+        let (size, end) = interval(&window, latency: 0.240, load: window.size, start: now)
         #expect(size == 5907)
         now = end
         // Between the two thresholds: held.
-        #expect(interval(&window, latency: 0.170, load: window.size, start: now).size == nil)
+        #expect(interval(&window, latency: 0.200, load: window.size, start: now).size == nil)
         // Never below the floor.
         for _ in 0..<40 { now = interval(&window, latency: 0.300, load: window.size, start: now).end }
         #expect(window.size == 2000)
