@@ -14,28 +14,29 @@ import Synchronization
 ///
 /// On a node that also sends (`handoffs`: its worker), a targeted push of one chunk skips the NOTIFY: the
 /// accepting statement leases the chunk to that worker and reads what it needs, and the
-/// worker sends it as soon as the statement returns.
+/// worker sends it as soon as the statement is committed.
+///
+/// Concurrent pushes share a transaction (`GroupCommit`): under load one commit (and one
+/// NOTIFY: PostgreSQL sends a transaction's equal notifications once) carries many pushes;
+/// an idle push still runs its statement alone.
 public final class MessageStore: Sendable {
     private let pool: PostgresPool
-    private let generator = Mutex(MessageIDGenerator())
-    private let chunkMaker: ChunkMaker
-    /// Largest audience a targeted push resolves inside the accepting statement; the rest
-    /// (aliases shared by very many devices) is left to the workers.
-    private let inlineLimit: Int
+    private let acceptor: Acceptor
     /// The worker of this process, if it runs one.
     private let handoffs: (any HandoffReceiver)?
+    private let accepts: GroupCommit<Pending, Stored>
 
     public init(pool: PostgresPool, chunkSize: Int = PipelineConfiguration.defaultChunkSize, inlineLimit: Int = 20_000,
                 handoffs: (any HandoffReceiver)? = nil) {
         self.pool = pool
-        chunkMaker = ChunkMaker(chunkSize: chunkSize)
-        self.inlineLimit = inlineLimit
+        acceptor = Acceptor(pool: pool, chunkMaker: ChunkMaker(chunkSize: chunkSize), inlineLimit: inlineLimit)
         self.handoffs = handoffs
+        accepts = Self.groupCommit(acceptor, pool: pool)
     }
 
     /// A fresh msg_id (also the placeholder `/v3/push/validate` answers with).
     public func nextMessageID() -> MessageID {
-        generator.withLock { $0.next(nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)) }
+        acceptor.nextMessageID()
     }
 
     /// The answer to an accepted push.
@@ -46,7 +47,32 @@ public final class MessageStore: Sendable {
         public var isNew: Bool
     }
 
-    /// Persists a validated push.
+    /// A push to persist, with the local worker's slot it may be leased to.
+    public struct Submission: Sendable {
+        public var appID: Int64
+        public var request: PushRequest
+        public var body: [UInt8]
+
+        public init(appID: Int64, request: PushRequest, body: [UInt8]) {
+            self.appID = appID
+            self.request = request
+            self.body = body
+        }
+    }
+
+    private struct Pending: Sendable {
+        var submission: Submission
+        var handoff: Handoff?
+    }
+
+    /// A persisted push, and the chunk leased to the local worker by its statement.
+    private struct Stored: Sendable {
+        var accepted: Accepted
+        var handed: (chunk: LeasedChunk, loaded: LoadedChunk)?
+    }
+
+    /// Persists a validated push; answered once it is committed (with others' accepted
+    /// meanwhile, `GroupCommit`).
     ///
     /// - Parameters:
     ///   - appID: the app pushing.
@@ -55,28 +81,33 @@ public final class MessageStore: Sendable {
     /// - Throws: `JPushError` 1011 (with the msg_id) when no active device matches; a
     ///   `PostgresError` when the database fails.
     public func accept(appID: Int64, request: PushRequest, body: [UInt8]) async throws -> Accepted {
-        let bodyText = String(decoding: body, as: UTF8.self)
-        let handoff = request.deliversToIOS && request.audience.isTargeted ? handoffs?.reserveHandoff() : nil
-        // The reserved slot gets the chunk as soon as the statement returns, on the pool's
-        // thread (sending does not wait for this task to resume), or is given back here when
-        // nothing was leased or the statement failed.
-        defer { handoff?.settle(nil) }
-        return try await pool.withConnection { [self] connection in
-            // A msg_id drawn twice across processes (1 in 1024 nodes, same millisecond and
-            // sequence) hits the primary key: draw again.
-            var attempt = 0
-            while true {
-                attempt += 1
-                let id = nextMessageID()
-                do {
-                    let (accepted, handed) = try accept(id: id, appID: appID, request: request, body: bodyText, handoff: handoff, on: connection)
-                    handoff?.settle(handed)
-                    return accepted
-                } catch PostgresError.server(let state, let message) where state == .uniqueViolation && message.contains("messages_pkey") && attempt < 5 {
-                    continue
-                }
-            }
+        try await acceptAll([Submission(appID: appID, request: request, body: body)])[0].get()
+    }
+
+    /// Persists validated pushes (a batch API's) in one transaction, each with its own
+    /// answer, in order: its msg_id, or its own error (as `accept` throws it).
+    public func acceptAll(_ submissions: [Submission]) async -> [Result<Accepted, any Error>] {
+        let pending = submissions.map { submission in
+            let request = submission.request
+            return Pending(submission: submission,
+                           handoff: request.deliversToIOS && request.audience.isTargeted ? handoffs?.reserveHandoff() : nil)
         }
+        let results = await accepts.write(pending)
+        // A reserved slot gets its chunk only now, the transaction committed (on this task:
+        // sending does not wait for the caller to resume), or is given back when nothing was
+        // leased or the push failed.
+        return zip(pending, results).map { pending, result in
+            pending.handoff?.settle(try? result.get().handed)
+            return result.map(\.accepted)
+        }
+    }
+
+    /// Concurrent pushes share a transaction: at most two open at once (of the pool's
+    /// connections; the pipeline needs the rest), up to 256 pushes each.
+    private static func groupCommit(_ acceptor: Acceptor, pool: PostgresPool) -> GroupCommit<Pending, Stored> {
+        GroupCommit(pool: pool, maxInFlight: 2, maxBatch: 256, isOwnFailure: { $0 is JPushError },
+                    perform: { pending, connection in try acceptor.accept(id: acceptor.nextMessageID(), pending, on: connection) },
+                    single: { pending in try await acceptor.acceptAlone(pending) })
     }
 
     /// Persists a validated push on `connection`, inside the caller's transaction: the
@@ -85,57 +116,8 @@ public final class MessageStore: Sendable {
     /// - Throws: like `accept(appID:request:body:)`, and a `PostgresError` 23505 on
     ///   `messages_pkey` when the msg_id drawn was taken (roll back to a savepoint, call again).
     public func accept(appID: Int64, request: PushRequest, body: [UInt8], on connection: PostgresConnection) throws -> Accepted {
-        try accept(id: nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self),
-                   handoff: nil, on: connection).accepted
-    }
-
-    /// - Parameter handoff: a local worker's reserved slot, to lease a single-chunk targeted
-    ///   push's chunk to (returned with what it needs to be sent).
-    private func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, handoff: Handoff?,
-                        on connection: PostgresConnection) throws -> (accepted: Accepted, handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
-        if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
-        let now = Int(Date().timeIntervalSince1970)
-        let environment = request.options.apnsProduction ? "production" : "sandbox"
-        let lane = request.audience.isTargeted ? "targeted" : "broadcast"
-        let bigPush = request.options.bigPushDuration * 60
-        let overridden = try request.options.overrideMsgID.map { try Self.collapseID(of: $0, appID: appID, on: connection) }
-        let collapseID = CollapseID.of(request.options, msgID: id, overridden: overridden)
-        // One statement whatever the audience (each statement is a round trip before the push
-        // is answered and a worker wakes): the message row, and for iOS the audience check,
-        // a targeted push's chunks and the notification, all or nothing.
-        let message: [(any PostgresBindable)?] = [
-            id.rawValue, appID, request.cid, request.options.sendno, body, environment, lane, now,
-            now + QueueDeadline.seconds(timeToLive: request.options.timeToLive), bigPush, now + bigPush, collapseID,
-        ]
-        let audience = AudienceCondition(request.audience)
-        let slice: [(any PostgresBindable)?] = [chunkMaker.chunkSize, Int64(0), inlineLimit]
-        let (statement, parameters): (SQLStatement, [(any PostgresBindable)?]) =
-            if !request.deliversToIOS {
-                // Accepted, nothing to deliver on this relay.
-                (AudienceStatements.acceptUndelivered, message)
-            } else if !request.audience.isTargeted {
-                // Workers cut a broadcast into chunks; here only whether anyone is in it.
-                (AudienceStatements.acceptBroadcast[audience.shape], message + audience.lists)
-            } else if let handoff {
-                // A push of one chunk is leased to the local worker, and read for it: no NOTIFY.
-                (AudienceStatements.acceptTargetedHandoff[audience.shape],
-                 message + slice + [handoff.owner, Double(handoff.leaseSeconds)] + audience.lists)
-            } else {
-                // Cut into chunks now (at most `inlineLimit` devices; the resolvers take the rest).
-                (AudienceStatements.acceptTargeted[audience.shape], message + slice + audience.lists)
-            }
-        let rows = Array(try connection.preparedQuery(statement, parameters))
-        let row = rows.first
-        if row?["accepted_id"] != nil {
-            return (Accepted(msgID: id, sendno: request.options.sendno, isNew: true), handoff == nil ? nil : try LoadedChunk.leased(from: rows, on: connection))
-        }
-        // Not inserted: the same cid committed meanwhile (its answer is ours), or nobody matched.
-        if let cid = request.cid, let first = try Self.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
-        guard try row?.int("devices") == 0 else {
-            throw PostgresError.protocolViolation("message insert conflicted without a cid")
-        }
-        throw JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
-                         msgID: id.description)
+        try acceptor.accept(id: acceptor.nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self),
+                            handoff: nil, on: connection).accepted
     }
 
     /// The collapse id of the message an `options.override_msg_id` names, among the app's.
@@ -156,6 +138,100 @@ public final class MessageStore: Sendable {
               let id = MessageID(rawValue: Int64(try row.int("id")))
         else { return nil }
         return Accepted(msgID: id, sendno: try row.int("sendno"), isNew: false)
+    }
+
+    /// What accepting needs: the msg_ids and the accepting statements, shared by the
+    /// store and its group commit.
+    private final class Acceptor: Sendable {
+        let pool: PostgresPool
+        private let generator = Mutex(MessageIDGenerator())
+        let chunkMaker: ChunkMaker
+        /// Largest audience a targeted push resolves inside the accepting statement; the rest
+        /// (aliases shared by very many devices) is left to the workers.
+        let inlineLimit: Int
+
+        init(pool: PostgresPool, chunkMaker: ChunkMaker, inlineLimit: Int) {
+            self.pool = pool
+            self.chunkMaker = chunkMaker
+            self.inlineLimit = inlineLimit
+        }
+
+        func nextMessageID() -> MessageID {
+            generator.withLock { $0.next(nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)) }
+        }
+
+        /// One push in a statement of its own (its own commit).
+        func acceptAlone(_ pending: Pending) async throws -> Stored {
+            try await pool.withConnection { [self] connection in
+                // A msg_id drawn twice across processes (1 in 1024 nodes, same millisecond and
+                // sequence) hits the primary key: draw again.
+                var attempt = 0
+                while true {
+                    attempt += 1
+                    do {
+                        return try accept(id: nextMessageID(), pending, on: connection)
+                    } catch PostgresError.server(let state, let message) where state == .uniqueViolation && message.contains("messages_pkey") && attempt < 5 {
+                        continue
+                    }
+                }
+            }
+        }
+
+        func accept(id: MessageID, _ pending: Pending, on connection: PostgresConnection) throws -> Stored {
+            let submission = pending.submission
+            let (accepted, handed) = try accept(id: id, appID: submission.appID, request: submission.request,
+                                                body: String(decoding: submission.body, as: UTF8.self), handoff: pending.handoff, on: connection)
+            return Stored(accepted: accepted, handed: handed)
+        }
+
+        /// - Parameter handoff: a local worker's reserved slot, to lease a single-chunk targeted
+        ///   push's chunk to (returned with what it needs to be sent).
+        func accept(id: MessageID, appID: Int64, request: PushRequest, body: String, handoff: Handoff?,
+                            on connection: PostgresConnection) throws -> (accepted: Accepted, handed: (chunk: LeasedChunk, loaded: LoadedChunk)?) {
+            if let cid = request.cid, let first = try MessageStore.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
+            let now = Int(Date().timeIntervalSince1970)
+            let environment = request.options.apnsProduction ? "production" : "sandbox"
+            let lane = request.audience.isTargeted ? "targeted" : "broadcast"
+            let bigPush = request.options.bigPushDuration * 60
+            let overridden = try request.options.overrideMsgID.map { try MessageStore.collapseID(of: $0, appID: appID, on: connection) }
+            let collapseID = CollapseID.of(request.options, msgID: id, overridden: overridden)
+            // One statement whatever the audience (each statement is a round trip before the push
+            // is answered and a worker wakes): the message row, and for iOS the audience check,
+            // a targeted push's chunks and the notification, all or nothing.
+            let message: [(any PostgresBindable)?] = [
+                id.rawValue, appID, request.cid, request.options.sendno, body, environment, lane, now,
+                now + QueueDeadline.seconds(timeToLive: request.options.timeToLive), bigPush, now + bigPush, collapseID,
+            ]
+            let audience = AudienceCondition(request.audience)
+            let slice: [(any PostgresBindable)?] = [chunkMaker.chunkSize, Int64(0), inlineLimit]
+            let (statement, parameters): (SQLStatement, [(any PostgresBindable)?]) =
+                if !request.deliversToIOS {
+                    // Accepted, nothing to deliver on this relay.
+                    (AudienceStatements.acceptUndelivered, message)
+                } else if !request.audience.isTargeted {
+                    // Workers cut a broadcast into chunks; here only whether anyone is in it.
+                    (AudienceStatements.acceptBroadcast[audience.shape], message + audience.lists)
+                } else if let handoff {
+                    // A push of one chunk is leased to the local worker, and read for it: no NOTIFY.
+                    (AudienceStatements.acceptTargetedHandoff[audience.shape],
+                     message + slice + [handoff.owner, Double(handoff.leaseSeconds)] + audience.lists)
+                } else {
+                    // Cut into chunks now (at most `inlineLimit` devices; the resolvers take the rest).
+                    (AudienceStatements.acceptTargeted[audience.shape], message + slice + audience.lists)
+                }
+            let rows = Array(try connection.preparedQuery(statement, parameters))
+            let row = rows.first
+            if row?["accepted_id"] != nil {
+                return (Accepted(msgID: id, sendno: request.options.sendno, isNew: true), handoff == nil ? nil : try LoadedChunk.leased(from: rows, on: connection))
+            }
+            // Not inserted: the same cid committed meanwhile (its answer is ours), or nobody matched.
+            if let cid = request.cid, let first = try MessageStore.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
+            guard try row?.int("devices") == 0 else {
+                throw PostgresError.protocolViolation("message insert conflicted without a cid")
+            }
+            throw JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
+                             msgID: id.description)
+        }
     }
 
     /// What a withdrawal found.

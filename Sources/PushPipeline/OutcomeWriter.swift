@@ -13,9 +13,16 @@ import PushCore
 /// in the chunk's row, which locks it: writes of the same chunk (a holder whose lease ran
 /// out, and the node that leased it next) take turns, and each sees what the others
 /// recorded.
+///
+/// Concurrent writes (of different chunks and messages) share a transaction
+/// (`GroupCommit`), one per lane: under load the rows every write updates (the app's
+/// per-minute rollup) are locked and committed once per batch, not once per chunk, and
+/// writers do not queue on their locks one commit after another.
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
+    private let targeted: GroupCommit<Batch, Written>
+    private let bulk: GroupCommit<Batch, Written>
 
     /// What the batch left behind.
     struct Written: Sendable, Equatable {
@@ -25,26 +32,44 @@ struct OutcomeWriter: Sendable {
         var counts: [DeliveryOutcome: Int]
     }
 
+    /// A chunk's outcomes to write.
+    private struct Batch: Sendable {
+        var chunk: LeasedChunk
+        var outcomes: [ChunkRun.Outcome]
+        var retries: Int
+        var sentAt: Date
+        var chunkComplete: Bool
+    }
+
+    init(pool: PostgresPool, owner: String) {
+        self.pool = pool
+        self.owner = owner
+        func committer(_ priority: PostgresPriority) -> GroupCommit<Batch, Written> {
+            GroupCommit(pool: pool, priority: priority, maxInFlight: 2, maxBatch: 64,
+                        perform: { batch, connection in try Self.write(batch, owner: owner, on: connection) },
+                        single: { batch in try await Self.writeAlone(batch, pool: pool, owner: owner) })
+        }
+        targeted = committer(.normal)
+        bulk = committer(.bulk)
+    }
+
     /// - Parameters:
     ///   - sentAt: when the batch's round began; a 410 without a timestamp only invalidates
     ///     a token registered before it.
     ///   - chunkComplete: every device of the chunk now has an outcome.
     func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool) async throws -> Written {
+        let batch = Batch(chunk: chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete)
+        return try await (chunk.priority == .bulk ? bulk : targeted).write(batch)
+    }
+
+    /// A write in a transaction of its own, tried again after a conflict.
+    private static func writeAlone(_ batch: Batch, pool: PostgresPool, owner: String) async throws -> Written {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await pool.withConnection(priority: chunk.priority) { [self] connection in
-                    try connection.transaction { connection in
-                        // Only the chunk's first holder, while nobody has leased it since and
-                        // every write of it so far is one it saw succeed, is sure to be the
-                        // only writer of its devices: it writes without looking for their
-                        // outcomes, the cheaper statement.
-                        let row = try connection.preparedQuery(OutcomeStatements.countWrite, [chunk.id]).first
-                        let alone = try chunk.leases == 1 && row?.int("leases") == 1 && row?.int("before") == chunk.writes
-                        return try write(chunk, outcomes: outcomes, retries: retries, sentAt: sentAt, chunkComplete: chunkComplete,
-                                         mayConflict: !alone, on: connection)
-                    }
+                return try await pool.withConnection(priority: batch.chunk.priority) { connection in
+                    try connection.transaction { connection in try write(batch, owner: owner, on: connection) }
                 }
             } catch PostgresError.server(let state, _) where state.isTransactionConflict && attempt < 5 {
                 // Two chunks of different messages touching the same devices: try again.
@@ -53,8 +78,20 @@ struct OutcomeWriter: Sendable {
         }
     }
 
-    private func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool,
-                       mayConflict: Bool, on connection: PostgresConnection) throws -> Written {
+    /// A write inside the caller's transaction.
+    private static func write(_ batch: Batch, owner: String, on connection: PostgresConnection) throws -> Written {
+        let chunk = batch.chunk
+        // Only the chunk's first holder, while nobody has leased it since and every write of
+        // it so far is one it saw succeed, is sure to be the only writer of its devices: it
+        // writes without looking for their outcomes, the cheaper statement.
+        let row = try connection.preparedQuery(OutcomeStatements.countWrite, [chunk.id]).first
+        let alone = try chunk.leases == 1 && row?.int("leases") == 1 && row?.int("before") == chunk.writes
+        return try write(chunk, outcomes: batch.outcomes, retries: batch.retries, sentAt: batch.sentAt, chunkComplete: batch.chunkComplete,
+                         owner: owner, mayConflict: !alone, on: connection)
+    }
+
+    private static func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool,
+                              owner: String, mayConflict: Bool, on connection: PostgresConnection) throws -> Written {
         var outcomes = outcomes
         let invalid = outcomes.filter { $0.outcome == .invalidated }
         if !invalid.isEmpty {

@@ -201,6 +201,33 @@ import Testing
         }
     }
 
+    /// A user's 100 trade alerts at once, each `+1`: accepted in shared transactions (group
+    /// commit), their outcomes written in shared transactions, and the stored badge exactly
+    /// 100.
+    @Test func aHundredConcurrentPlusOnePushesToOneDeviceAddAHundred() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            let token = try await relay.insertDevices(app, count: 1, prefix: "f4", badge: 0)[0]
+            try await relay.pool.query("UPDATE devices SET alias = 'trader' WHERE app_id = $1", [app.id])
+            let pushes = 100
+            let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for round in 1...pushes {
+                    group.addTask {
+                        try await relay.accepted(app, ["platform": "ios", "audience": ["alias": ["trader"]],
+                                                       "notification": ["ios": ["alert": "fill \(round)", "badge": "+1"]]])
+                    }
+                }
+                return try await group.reduce(into: [Int64]()) { $0.append($1) }
+            }
+            #expect(Set(ids).count == pushes)
+            for id in ids { try await relay.waitUntilFinished(id) }
+            #expect(try await relay.pool.query("SELECT badge FROM devices WHERE app_id = $1", [app.id])[0].int("badge") == pushes)
+            let sent = try await relay.pool.query("SELECT sum(sent_count) AS n FROM messages WHERE app_id = $1", [app.id])[0]
+            #expect(try sent.int("n") == pushes)
+            #expect(relay.simulator.deliveries(token: token).first?.count == pushes)
+        }
+    }
+
     @Test func theSameCIDAnswersTheSameAndSendsOnce() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp()

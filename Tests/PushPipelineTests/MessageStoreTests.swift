@@ -65,6 +65,60 @@ import TestSupport
         }
     }
 
+    /// Concurrent pushes share transactions (group commit); each is answered with its own
+    /// msg_id or its own error, a repeated cid inside one transaction answers the first push,
+    /// and a batch API's pushes are one commit.
+    @Test func concurrentPushesShareCommitsAndEachGetsItsOwnAnswer() async throws {
+        try await TestDatabase.withMigratedPool { pool in
+            let app = Int64(try await pool.query("""
+                INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef0123456b', 'g', 'h') RETURNING id
+                """)[0].int("id"))
+            try await pool.query("""
+                INSERT INTO devices (app_id, token, environment, alias)
+                SELECT $1, lpad(to_hex(i), 64, '0'), 'production', 'u' || i FROM generate_series(0, 49) i
+                """, [app])
+            let store = MessageStore(pool: pool)
+            func submission(_ alias: String, cid: String? = nil) throws -> MessageStore.Submission {
+                let extra = cid.map { ",\"cid\":\"\($0)\"" } ?? ""
+                let body = Array("{\"platform\":\"ios\",\"audience\":{\"alias\":[\"\(alias)\"]},\"notification\":{\"alert\":\"a\"}\(extra)}".utf8)
+                return MessageStore.Submission(appID: app, request: try PushRequest.parse(body), body: body)
+            }
+            // 50 users, 10 of them twice with the same cid, and one nobody is.
+            let submissions = try (0..<50).map { try submission("u\($0)") } + (0..<10).map { try submission("u\($0)", cid: "order-\($0 % 5)") }
+                + [submission("nobody")]
+            let answers = try await withThrowingTaskGroup(of: (Int, Result<MessageStore.Accepted, any Error>).self) { group in
+                for (index, submission) in submissions.enumerated() {
+                    group.addTask {
+                        do {
+                            return (index, .success(try await store.accept(appID: app, request: submission.request, body: submission.body)))
+                        } catch { return (index, .failure(error)) }
+                    }
+                }
+                return try await group.reduce(into: [Int: Result<MessageStore.Accepted, any Error>]()) { $0[$1.0] = $1.1 }
+            }
+            let plain = try (0..<50).map { try answers[$0]!.get() }
+            #expect(Set(plain.map(\.msgID)).count == 50 && plain.allSatisfy(\.isNew))
+            // Each cid once: its pushes share the first's answer, wherever they landed.
+            let withCID = try (50..<60).map { try answers[$0]!.get() }
+            for cid in 0..<5 {
+                let same = [withCID[cid], withCID[cid + 5]]
+                #expect(same[0].msgID == same[1].msgID && same.filter(\.isNew).count == 1)
+            }
+            #expect(throws: JPushError.self) { try answers[60]!.get() }
+            let stored = try await pool.query("SELECT count(*) AS n, count(DISTINCT xmin::text) AS commits FROM messages")[0]
+            #expect(try stored.int("n") == 55)
+            #expect(try stored.int("commits") < 55, "concurrent pushes shared transactions")
+
+            // A batch API's pushes: one commit, the bad one failing alone.
+            let batch = try await store.acceptAll([submission("u1"), submission("nobody"), submission("u2"), submission("u0", cid: "order-0")])
+            #expect(throws: JPushError.self) { try batch[1].get() }
+            #expect(try batch[3].get().msgID == withCID[0].msgID)
+            let ids = try [batch[0].get().msgID.rawValue, batch[2].get().msgID.rawValue]
+            #expect(try await pool.query("SELECT count(DISTINCT xmin::text) AS n FROM messages WHERE id = ANY ($1::bigint[])",
+                                         [SQLArray.bigint(ids)])[0].int("n") == 1)
+        }
+    }
+
     /// The override's look-up of the overridden message's collapse id reads one row through
     /// an index on its id (and app), however many messages are stored.
     @Test func theOverriddenMessageIsReadByItsPrimaryKey() async throws {

@@ -46,20 +46,30 @@ struct PushRoutes: Sendable {
                                ("/v3/push/batch/alias/single", BatchPushList.Target.alias)] {
             router.add("POST", path, context.appHandler { request, _, app in
                 let entries = try BatchPushList.parse(request.body, target: target)
+                // Every valid entry in one transaction (`MessageStore.acceptAll`), each
+                // answered with its own msg_id or error.
+                var pushes: [(cid: String, push: PushRequest)] = []
+                var submissions: [MessageStore.Submission] = []
                 var reply: [String: BatchEntryAnswer] = [:]
                 for entry in entries {
                     switch entry.outcome {
                     case .accepted(let push, let body):
-                        do {
-                            let accepted = try await messages.accept(appID: app.id, request: push, body: body)
-                            context.countAccepted(accepted, appKey: app.appKey)
-                            context.logIgnored(push, accepted: accepted, appKey: app.appKey)
-                            reply[entry.cid] = .accepted(BatchEntryReply(msgID: accepted.msgID, ignored: push.ignored))
-                        } catch let error as JPushError {
-                            reply[entry.cid] = .refused(error)
-                        }
+                        pushes.append((entry.cid, push))
+                        submissions.append(MessageStore.Submission(appID: app.id, request: push, body: body))
                     case .rejected(let error):
                         reply[entry.cid] = .refused(error)
+                    }
+                }
+                for ((cid, push), result) in zip(pushes, await messages.acceptAll(submissions)) {
+                    switch result {
+                    case .success(let accepted):
+                        context.countAccepted(accepted, appKey: app.appKey)
+                        context.logIgnored(push, accepted: accepted, appKey: app.appKey)
+                        reply[cid] = .accepted(BatchEntryReply(msgID: accepted.msgID, ignored: push.ignored))
+                    case .failure(let error as JPushError):
+                        reply[cid] = .refused(error)
+                    case .failure(let error):
+                        throw error
                     }
                 }
                 return try jsonResponse(200, encoding: reply)
