@@ -28,9 +28,9 @@ struct ChunkQueue: Sendable {
         try await pool.preparedQuery(LeaseStatements.release, [chunk.id, owner, Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18], priority: chunk.priority)
     }
 
-    /// Pushes the lease deadline out while a chunk is still being worked on.
-    func extend(_ chunk: LeasedChunk) async throws {
-        try await pool.preparedQuery(LeaseStatements.extend, [chunk.id, owner, Double(leaseSeconds)], priority: chunk.priority)
+    /// Pushes the lease deadlines out while the chunks are still being worked on (`LeaseKeeper`).
+    func extend(_ chunks: [Int64]) async throws {
+        try await pool.preparedQuery(LeaseStatements.extend, [SQLArray.bigint(chunks), owner, Double(leaseSeconds)])
     }
 
     /// Makes the chunks whose lease ran out ready again (their worker died or hung).

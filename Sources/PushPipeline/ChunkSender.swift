@@ -11,11 +11,12 @@ import Synchronization
 /// badges, send a round, write its outcomes, back off, pause the credential, give the chunk
 /// back to the queue.
 ///
-/// The lifecycle's time comes from `clock`. The lease's heartbeat and the wait for a database
-/// that went away keep real time: the lease runs out on PostgreSQL's clock.
+/// The lifecycle's time comes from `clock`. The lease's heartbeat (`LeaseKeeper`) and the wait
+/// for a database that went away keep real time: the lease runs out on PostgreSQL's clock.
 struct ChunkSender: Sendable {
     let pool: PostgresPool
     let queue: ChunkQueue
+    let leases: LeaseKeeper
     let writer: OutcomeWriter
     let senders: SenderCache
     let backoff: Backoff
@@ -26,12 +27,13 @@ struct ChunkSender: Sendable {
     let metrics: MetricsRegistry
     private let prepared = PreparedCache()
 
-    init(pool: PostgresPool, queue: ChunkQueue, writer: OutcomeWriter, senders: SenderCache, backoff: Backoff,
+    init(pool: PostgresPool, queue: ChunkQueue, leases: LeaseKeeper, writer: OutcomeWriter, senders: SenderCache, backoff: Backoff,
          roundsPerLease: Int, retryPacer: RetryPacer, clock: any PipelineClock, logger: Logger, metrics: MetricsRegistry = .shared) {
         self.metrics = metrics
         self.retryPacer = retryPacer
         self.pool = pool
         self.queue = queue
+        self.leases = leases
         self.writer = writer
         self.senders = senders
         self.backoff = backoff
@@ -50,16 +52,9 @@ struct ChunkSender: Sendable {
     /// Sends `chunk`; `loaded` is what was read with its lease, if it was (a targeted chunk's
     /// lease and load share one round trip to the pool).
     func run(_ chunk: LeasedChunk, loaded: LoadedChunk? = nil) async {
-        // The lease is kept while the chunk is worked on, however long a round takes (a
-        // slow APNs): otherwise another worker would lease it and send it again.
-        let heartbeat = Task { [queue] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(max(1, queue.leaseSeconds / 3)))
-                if Task.isCancelled { return }
-                try? await queue.extend(chunk)
-            }
-        }
-        defer { heartbeat.cancel() }
+        // The lease is kept while the chunk is worked on, however long a round takes.
+        leases.hold(chunk)
+        defer { leases.drop(chunk) }
         do {
             try await send(chunk, loaded: loaded)
         } catch {

@@ -20,6 +20,7 @@ public final class PushWorker: HandoffReceiver {
     private let queue: ChunkQueue
     private let resolver: AudienceResolver
     private let chunkSender: ChunkSender
+    private let leases: LeaseKeeper
     private let senders: SenderCache
     private let listener: NotificationListener
     /// Wakes the targeted lane's leasing loop: chunks made by the API, a free slot.
@@ -67,8 +68,9 @@ public final class PushWorker: HandoffReceiver {
         let chunkMaker = ChunkMaker(chunkSize: configuration.chunkSize)
         resolver = AudienceResolver(pool: pool, chunkMaker: chunkMaker, sliceSize: configuration.chunkSize * 20)
         senders = SenderCache(idleAfter: .seconds(configuration.apnsIdleTimeout), clock: clock, makeSender: makeSender)
+        leases = LeaseKeeper(queue: queue)
         chunkSender = ChunkSender(
-            pool: pool, queue: queue, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
+            pool: pool, queue: queue, leases: leases, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,
             backoff: Backoff(), roundsPerLease: 4,
             retryPacer: RetryPacer(RetryBudget(rate: configuration.retryRounds, burst: configuration.retryRounds)),
             clock: clock, logger: logger, metrics: metrics)
@@ -90,6 +92,8 @@ public final class PushWorker: HandoffReceiver {
         listener.start()
         let senders = senders
         metrics.setCollector(collectorKey) { APNSClientMetrics.families(senders.statistics) }
+        let leases = leases
+        let keeping = Task { await leases.run() }
         logger.info("worker started", ["slots": String(configuration.slots), "targeted_slots": String(configuration.targetedSlots), "chunk_size": String(configuration.chunkSize)])
         await withTaskGroup(of: Void.self) { group in
             // The targeted lane has a loop of its own: a NOTIFY for a single-user push is
@@ -100,6 +104,8 @@ public final class PushWorker: HandoffReceiver {
         }
         // A push accepted while the loops stopped may still hand a chunk over: wait until none is left.
         while let task = running.withLock({ $0.values.first }) { await task.value }
+        leases.stop()
+        await keeping.value
         await listener.stop()
         await senders.shutdown()
         metrics.removeCollector(collectorKey)

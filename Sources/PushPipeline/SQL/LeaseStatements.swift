@@ -142,11 +142,11 @@ enum LeaseStatements {
         WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
         """)
 
-    /// Pushes the lease of chunk $1 by owner $2 out to $3 seconds from now, while it is
-    /// still being worked on.
+    /// Pushes the leases of chunks $1 (bigint[]) by owner $2 out to $3 seconds from now,
+    /// while they are still being worked on: a worker's every chunk in one statement.
     static let extend = SQLStatement("pushrelay_chunk_extend", """
         UPDATE push_chunks SET lease_expires_at = now() + make_interval(secs => $3)
-        WHERE id = $1 AND lease_owner = $2 AND state = 'leased'
+        WHERE id = ANY ($1::bigint[]) AND lease_owner = $2 AND state = 'leased'
         """)
 
     /// Makes the chunks whose lease ran out ready again (their worker died or hung).
