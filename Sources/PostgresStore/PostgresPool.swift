@@ -13,6 +13,8 @@ import Synchronization
 public final class PostgresPool: Sendable {
     private let work: PoolWork
     private let configuration: PostgresPoolConfiguration
+    /// Its threads: at most that many calls run at once.
+    public var size: Int { configuration.size }
     /// Calls running on a pool thread right now.
     private let busy = BusyCount()
 

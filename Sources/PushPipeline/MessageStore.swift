@@ -102,10 +102,11 @@ public final class MessageStore: Sendable {
         }
     }
 
-    /// Concurrent pushes share a transaction: at most two open at once (of the pool's
-    /// connections; the pipeline needs the rest), up to 256 pushes each.
+    /// Concurrent pushes share a transaction: as many open at once as the pool has
+    /// connections (each push is still a statement: fewer would run fewer at once), up to
+    /// 256 pushes each.
     private static func groupCommit(_ acceptor: Acceptor, pool: PostgresPool) -> GroupCommit<Pending, Stored> {
-        GroupCommit(pool: pool, maxInFlight: 2, maxBatch: 256, isOwnFailure: { $0 is JPushError },
+        GroupCommit(pool: pool, maxInFlight: pool.size, maxBatch: 256, isOwnFailure: { $0 is JPushError },
                     perform: { pending, connection in try acceptor.accept(id: acceptor.nextMessageID(), pending, on: connection) },
                     single: { pending in try await acceptor.acceptAlone(pending) })
     }

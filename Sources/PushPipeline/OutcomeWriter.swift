@@ -45,7 +45,7 @@ struct OutcomeWriter: Sendable {
         self.pool = pool
         self.owner = owner
         func committer(_ priority: PostgresPriority) -> GroupCommit<Batch, Written> {
-            GroupCommit(pool: pool, priority: priority, maxInFlight: 2, maxBatch: 64,
+            GroupCommit(pool: pool, priority: priority, maxInFlight: max(1, pool.size / 2), maxBatch: 64,
                         perform: { batch, connection in try Self.write(batch, owner: owner, on: connection) },
                         single: { batch in try await Self.writeAlone(batch, pool: pool, owner: owner) })
         }
