@@ -17,16 +17,16 @@
 set -euo pipefail
 : "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
 cd "$(dirname "$0")/.."
-SIZES=${SIZES:-100000 1000000}
+SIZES=${SIZES-100000 1000000}  # "" for none (only the targeted figures)
 APNS_CONNECTIONS=${APNS_CONNECTIONS:-2}
 STREAMS=${STREAMS:-100}
 TARGETED=${TARGETED:-50}      # targeted pushes measured idle, one after another
 INTERVAL=${INTERVAL:-0.02}    # seconds between targeted pushes during a broadcast
 BUSY_LIMIT=${BUSY_LIMIT:-2000} # at most that many of them per broadcast
 ROUNDS=${ROUNDS:-3}           # broadcasts per size; the table gives medians
-LATENCIES=${LATENCIES:-0 50 150 300}  # simulator answer delays (ms) for the largest size
+LATENCIES=${LATENCIES-0 50 150 300}  # simulator answer delays (ms) for the largest size
 LATENCY_ROUNDS=${LATENCY_ROUNDS:-1}   # broadcasts per latency above 0 (0 ms reuses the size table's)
-bin=.build/release/pushrelay
+bin=${PUSHRELAY_BIN:-.build/release/pushrelay}  # another build to compare with
 doc=${BENCH_DOC:-docs/benchmarks.md}
 [ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 1; }
 pgbin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
@@ -81,6 +81,9 @@ small_auth="Basic $(printf '%s:%s' "$small_key" "$small_secret" | base64 -w0)"
 big_id=$(sql "SELECT id FROM apps WHERE app_key = '$big_key'")
 small_id=$(sql "SELECT id FROM apps WHERE app_key = '$small_key'")
 sql "INSERT INTO devices (app_id, token, environment, alias) VALUES ($small_id, repeat('cd', 32), 'production', 'bench_user')"
+# And 1,000 users u0…u999 (one device each) for the transactional pushes (scripts/bench/push.lua).
+sql "INSERT INTO devices (app_id, token, environment, alias) SELECT $small_id, 'f' || lpad(to_hex(i), 63, '0'), 'production', 'u' || i
+     FROM generate_series(0, 999) AS i"
 
 push() {  # push AUTH BODY → msg_id
   curl -sf -X POST "$base/v3/push" -H "Authorization: $1" -H 'Content-Type: application/json' -d "$2" |
@@ -247,14 +250,19 @@ for latency in $LATENCIES; do
   latency_rows+=("| $latency | $l_rate $l_rounds | **$l_ratio** | $latency + $(over_rtt "$l_p99" "$latency") | $l_rss | $l_cpu |")
 done
 
-# Pushes accepted per second through the API (each one targeted, stored and then sent).
-# wrk counts every answer: only the 200s are accepted pushes.
-# The relay's and PostgreSQL's CPU from before wrk until every push is sent, per push.
+# Transactional pushes through the API: each to a random one of 1,000 users with badge "+1"
+# (stored, answered, then sent by the same process). wrk counts every answer: only the 200s
+# are accepted pushes. The relay's and PostgreSQL's CPU from before wrk until every push is
+# sent, per push; the statements PostgreSQL ran for them (pg_stat_statements, which
+# scripts/with-test-postgres.sh loads), per push.
+sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
+sql "SELECT pg_stat_statements_reset()" >/dev/null
 relay_cpu_before=$(cpu_seconds "$relay_pid") pg_cpu_before=$(postgres_cpu_of "$url")
-AUTH="$small_auth" wrk -t2 -c32 -d10s -s scripts/bench/push.lua "$base/v3/push" >"$work/wrk.txt"
+AUTH="$small_auth" wrk -t2 -c64 -d10s --latency -s scripts/bench/push.lua "$base/v3/push" >"$work/wrk.txt"
 refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/wrk.txt")
 total=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$work/wrk.txt")
 accept=$(awk -v t="$total" -v r="${refused:-0}" 'BEGIN { printf "%.0f", (t - r) / 10 }')
+accept_p99=$(sed -n 's/^ *99% *\(.*\)/\1/p' "$work/wrk.txt")
 [ "${refused:-0}" = 0 ] || { echo "wrk: ${refused} of ${total} pushes refused:" >&2; cat "$work/wrk.txt" >&2; }
 # Accepted is not delivered: how many were still unsent when wrk stopped, and how long they took.
 unsent=$(sql "SELECT count(*) FROM messages WHERE app_id = $small_id AND state <> 'done'")
@@ -267,8 +275,42 @@ accepted=$((total - ${refused:-0}))
 delivered_rate=$(awk -v n="$accepted" -v d="$drained" 'BEGIN { printf "%.0f", n / (10 + d) }')
 per_push() { awk -v a="$1" -v b="$2" -v n="$accepted" 'BEGIN { printf "%.0f", (b - a) * 1e6 / n }'; }
 relay_us=$(per_push "$relay_cpu_before" "$relay_cpu_after") pg_us=$(per_push "$pg_cpu_before" "$pg_cpu_after")
+# Statements per push (the waiting loop's own counts above excluded), and the busiest ones.
+statements=$(sql "SELECT round(sum(calls)::numeric / $accepted, 1) FROM pg_stat_statements
+                  WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%state <> %'")
+sql "SELECT round(calls::numeric / $accepted, 2) || ' per push, ' || round(mean_exec_time::numeric * 1000) || ' µs: ' ||
+            left(regexp_replace(query, '\s+', ' ', 'g'), 100)
+     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+     ORDER BY total_exec_time DESC LIMIT 12" >"$work/statements.txt"
 rss=$(run_peak_rss)
-echo "pushes accepted: $accept/s (${refused:-0} refused); unsent when wrk stopped: $unsent (sent within ${drained} s); accepted and sent: $delivered_rate/s; CPU µs per push: relay $relay_us, PostgreSQL $pg_us; peak RSS $rss MiB" >&2
+echo "pushes accepted: $accept/s (${refused:-0} refused, p99 $accept_p99); unsent when wrk stopped: $unsent (sent within ${drained} s); accepted and sent: $delivered_rate/s; CPU µs per push: relay $relay_us, PostgreSQL $pg_us; $statements statements per push; peak RSS $rss MiB" >&2
+cat "$work/statements.txt" >&2
+
+# pgbench running the relay's own accepting statement: one more push with every statement
+# logged (log_statement, reloaded into the relay's sessions), that text with those parameters
+# (scripts/bench/accept_pgbench.py), the relay stopped (it would send what pgbench accepts),
+# as many clients as wrk's connections.
+server_log="$(dirname "$(sql "SHOW data_directory")")/server.log"
+log_from=$(wc -l <"$server_log")
+sql "ALTER SYSTEM SET log_statement = 'all'" && sql "SELECT pg_reload_conf()" >/dev/null && sleep 0.5
+logged=$(push "$small_auth" '{"platform":"ios","audience":{"alias":["u1"]},"notification":{"ios":{"alert":"trade filled","badge":"+1"}}}')
+wait_done "$logged" 10
+sql "ALTER SYSTEM RESET log_statement" && sql "SELECT pg_reload_conf()" >/dev/null
+tail -n +"$((log_from + 1))" "$server_log" >"$work/statements.log"
+python3 scripts/bench/accept_pgbench.py "$work/statements.log" >"$work/accept.pgbench"
+kill -TERM "$relay_pid"; wait "$relay_pid" 2>/dev/null || true
+"$pgbin/pgbench" -n -M prepared -c 64 -j 2 -T 10 -f "$work/accept.pgbench" "$url" >"$work/pgbench.txt" 2>&1 ||
+  { cat "$work/pgbench.txt" >&2; exit 1; }
+pgbench_rate=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
+# With BENCH_EXPLAIN=FILE: each statement of that logged push, EXPLAIN (ANALYZE, BUFFERS) with
+# its parameters (rolled back), and the pg_stat_statements figures of the wrk run, in FILE.
+if [ -n "${BENCH_EXPLAIN:-}" ]; then
+  python3 scripts/bench/explain_logged.py "$work/statements.log" >"$work/explain.sql"
+  { echo "### pg_stat_statements during wrk (calls per accepted push, mean time, text)"; cat "$work/statements.txt"
+    "${psql[@]}" "$url" -f "$work/explain.sql"; } >"$BENCH_EXPLAIN" 2>&1
+fi
+accept_ratio=$(awk -v a="$delivered_rate" -v b="$pgbench_rate" 'BEGIN { printf "%.2f", a / b }')
+echo "pgbench, the same accepting statement: $pgbench_rate/s; accepted and sent / pgbench $accept_ratio" >&2
 
 # The worker defaults as the binary states them (`pushrelay help`), so the text cannot go stale.
 default_of() { "$bin" help 2>&1 | sed -n "s/^ *$1 .*(default \(.*\))\$/\1/p"; }
@@ -325,11 +367,14 @@ the 0 ms rate of this run. **targeted p99**: during the broadcast, written as th
 | ---: | ---: | ---: | ---: | ---: | ---: |
 $(printf '%s\n' "${latency_rows[@]}")
 
-Pushes accepted through the API: **$accept/s**, ${refused:-0} refused (\`wrk -t2 -c32 -d10s -s scripts/bench/push.lua\`,
-\`POST /v3/push\` to one alias, each push stored and then sent by the same process); when wrk
-stopped, **$unsent** of them were not yet sent (all were within $drained s): **$delivered_rate/s** accepted and
-sent. CPU per push, from before wrk until the last was sent (/proc): relay **$relay_us µs**, PostgreSQL
-**$pg_us µs**. Peak RSS after it: $rss MiB.
+Transactional pushes through the API (\`wrk -t2 -c64 -d10s -s scripts/bench/push.lua\`: \`POST /v3/push\`
+to a random one of 1,000 aliases with \`badge: "+1"\`, each push stored, answered and then sent by the same
+process): **$accept/s** accepted (${refused:-0} refused, p99 $accept_p99); when wrk stopped, **$unsent** of them
+were not yet sent (all were within $drained s): **$delivered_rate/s** accepted and sent. pgbench running the
+relay's own accepting statement as PostgreSQL logged it for one more push (\`scripts/bench/accept_pgbench.py\`, 64 clients, -M prepared, the relay
+stopped): $pgbench_rate/s, ratio **$accept_ratio**. CPU per push, from before wrk until the last was sent
+(/proc): relay **$relay_us µs**, PostgreSQL **$pg_us µs**; $statements statements per push
+(pg_stat_statements). Idle targeted latency (above): p50 $idle_p50 ms, p99 $idle_p99 ms. Peak RSS after it: $rss MiB.
 
 Goals: broadcast ≥ 0.50 of h2load's rate; targeted p99 < 10 ms during a broadcast; RSS < 100 MiB;
 at 150 and 300 ms, ≥ 0.8 of the 0 ms rate, targeted p99 within RTT + 15 ms, RSS < 150 MiB (issue 26).

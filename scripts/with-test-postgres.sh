@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs a command (the test suite) with a throwaway PostgreSQL cluster on a unix socket,
+# Runs a command (the test suite) with a throwaway PostgreSQL cluster on a unix socket
+# (pg_stat_statements loaded, so benchmarks can count the statements of a push),
 # PUSHRELAY_TEST_DATABASE_URL pointing at it, and a private TMPDIR for the clusters that
 # tests start themselves (restart tests). Every cluster is stopped and removed afterwards,
 # even when the command crashed.
@@ -26,7 +27,7 @@ mkdir -p "$shared"
 "${as_owner[@]}" "$bin/initdb" -D "$shared/data" -U postgres --auth=trust -E UTF8 >"$shared/initdb.log" 2>&1 \
   || { cat "$shared/initdb.log"; exit 1; }
 "${as_owner[@]}" "$bin/pg_ctl" -D "$shared/data" -l "$shared/server.log" -w \
-  -o "-c listen_addresses='' -c unix_socket_directories='$shared' -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+  -o "-c listen_addresses='' -c unix_socket_directories='$shared' -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all" \
   start >/dev/null || { cat "$shared/server.log"; exit 1; }
 
 export PUSHRELAY_TEST_DATABASE_URL="host=$shared port=5432 user=postgres dbname=postgres"

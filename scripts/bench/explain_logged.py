@@ -1,0 +1,37 @@
+"""EXPLAIN (ANALYZE, BUFFERS) of every statement PostgreSQL logged with its parameters.
+
+Usage: explain_logged.py SERVER_LOG > explain.sql
+SERVER_LOG holds the cluster's log while `log_statement = all` was on (one push through the
+relay: `execute <name>: <text>` and `DETAIL: parameters: …`). Each statement becomes, once
+per name, `BEGIN; EXPLAIN (ANALYZE, BUFFERS) <text with its parameters>; ROLLBACK;` with a
+`\\echo` of its name, for psql: the plan and the time of exactly what the relay ran, undone.
+"""
+import re
+import sys
+
+lines = open(sys.argv[1], errors="replace").read().split("\n")
+prefix = re.compile(r"^\d{4}-\d\d-\d\d ")
+seen = set()
+for index, line in enumerate(lines):
+    match = re.search(r"execute (pushrelay_\w+): (.*)$", line)
+    if not match or match.group(1) in seen:
+        continue
+    body, parameters = [match.group(2)], ""
+    for following in lines[index + 1:]:
+        if prefix.match(following):
+            detail = re.search(r"DETAIL:  parameters: (.*)$", following)
+            parameters = detail.group(1) if detail else ""
+            break
+        body.append(following)
+    values = dict((int(n), v) for n, v in re.findall(r"\$(\d+) = (NULL|'(?:[^']|'')*')", parameters))
+    text = "\n".join(body)
+    if any(int(n) not in values for n in re.findall(r"\$(\d+)", text)):
+        continue
+    seen.add(match.group(1))
+    statement = re.sub(r"\$(\d+)", lambda m: values[int(m.group(1))], text)
+    # Comments would swallow the rest of the line once joined.
+    statement = " ".join(re.sub(r"--[^\n]*", "", statement).split())
+    print(f"\\echo '### {match.group(1)}'")
+    print("BEGIN;")
+    print(f"EXPLAIN (ANALYZE, BUFFERS) {statement};")
+    print("ROLLBACK;")
