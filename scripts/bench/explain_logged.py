@@ -12,6 +12,8 @@ import sys
 lines = open(sys.argv[1], errors="replace").read().split("\n")
 prefix = re.compile(r"^\d{4}-\d\d-\d\d ")
 seen = set()
+# A statement that fails (a plan that cannot be repeated) is reported, and the next goes on.
+print("\\set ON_ERROR_STOP 0")
 for index, line in enumerate(lines):
     match = re.search(r"execute (pushrelay_\w+): (.*)$", line)
     if not match or match.group(1) in seen:
@@ -24,6 +26,8 @@ for index, line in enumerate(lines):
             break
         body.append(following)
     values = dict((int(n), v) for n, v in re.findall(r"\$(\d+) = (NULL|'(?:[^']|'')*')", parameters))
+    if match.group(1).startswith("pushrelay_accept_"):
+        values[1] = "(SELECT max(id) + 1 FROM messages)"  # the logged msg_id is taken
     text = "\n".join(body)
     if any(int(n) not in values for n in re.findall(r"\$(\d+)", text)):
         continue
