@@ -4,7 +4,8 @@ Usage: explain_logged.py SERVER_LOG > explain.sql
 SERVER_LOG holds the cluster's log while `log_statement = all` was on (one push through the
 relay: `execute <name>: <text>` and `DETAIL: parameters: …`). Each statement becomes, once
 per name, `BEGIN; EXPLAIN (ANALYZE, BUFFERS) <text with its parameters>; ROLLBACK;` with a
-`\\echo` of its name, for psql: the plan and the time of exactly what the relay ran, undone.
+`\\echo` of its name, for psql: the plan and the time of exactly what the relay ran, undone,
+in a session that ran it once before (warm catalog caches, as the relay's pool sessions are).
 """
 import re
 import sys
@@ -35,6 +36,11 @@ for index, line in enumerate(lines):
     statement = re.sub(r"\$(\d+)", lambda m: values[int(m.group(1))], text)
     # Comments would swallow the rest of the line once joined.
     statement = " ".join(re.sub(r"--[^\n]*", "", statement).split())
+    # Once unseen (the session's first use of a table reads its catalog entries), then for
+    # the figures.
+    print("\\o /dev/null")
+    print(f"BEGIN; EXPLAIN (ANALYZE) {statement}; ROLLBACK;")
+    print("\\o")
     print(f"\\echo '### {match.group(1)}'")
     print("BEGIN;")
     print(f"EXPLAIN (ANALYZE, BUFFERS) {statement};")
