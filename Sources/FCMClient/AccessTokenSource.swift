@@ -37,24 +37,21 @@ final class AccessTokenSource: Sendable {
 
     /// The token to send with now, fetching one first when there is none.
     func token() async -> Result<String, FCMFailure> {
-        let (decision, startFetch) = state.withLock { $0.lifecycle.need(now: clock.now) }
-        if startFetch { Task { await fetch() } }
-        switch decision {
-        case let .use(token):
-            return .success(token)
-        case let .fail(reason, broken):
-            return .failure(.accessToken(reason, broken: broken))
-        case .wait:
-            return await withCheckedContinuation { continuation in
-                let answered: Result<String, FCMFailure>? = state.withLock { state in
-                    // The fetch may have ended between `need` and here.
-                    if let current = state.lifecycle.current, clock.now < current.expiresAt { return .success(current.value) }
-                    if !state.lifecycle.fetching { return .failure(.accessToken("token fetch ended without a token", broken: false)) }
+        await withCheckedContinuation { continuation in
+            // Decided and, when waiting, enrolled under one lock: a fetch ending in between
+            // cannot miss the waiter.
+            let (answer, startFetch) = state.withLock { state -> (Result<String, FCMFailure>?, Bool) in
+                let (decision, startFetch) = state.lifecycle.need(now: clock.now)
+                switch decision {
+                case let .use(token): return (.success(token), startFetch)
+                case let .fail(reason, broken): return (.failure(.accessToken(reason, broken: broken)), startFetch)
+                case .wait:
                     state.waiters.append(continuation)
-                    return nil
+                    return (nil, startFetch)
                 }
-                if let answered { continuation.resume(returning: answered) }
             }
+            if let answer { continuation.resume(returning: answer) }
+            if startFetch { Task { await fetch() } }
         }
     }
 
