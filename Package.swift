@@ -54,7 +54,7 @@ let package = Package(
         // Services run until a graceful shutdown; a group starts them in order and stops them in reverse.
         .target(name: "ServiceLifecycle", dependencies: ["RelayCore"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
-            "RelayCore", "ServiceLifecycle", "RelayCrypto", "EventLoops", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "PushPipeline",
+            "RelayCore", "ServiceLifecycle", "RelayCrypto", "EventLoops", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "FCMSimulator", "PushPipeline",
         ]),
 
         // The Swift library for app backends and iOS apps: Foundation only, none of the relay's modules.

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# `make run`: the APNs simulator and the relay side by side, with a demo app whose APNs
-# token key the simulator trusts, so a first push has somewhere real to go.
-# Ctrl-C (or SIGTERM) stops both.
+# `make run`: the APNs and FCM simulators and the relay side by side, with a demo app whose
+# APNs token key and FCM service account (both made here, for the simulators only) they
+# trust, so a first push has somewhere real to go. Ctrl-C (or SIGTERM) stops all three.
 set -euo pipefail
 bin=${PUSHRELAY_BIN:-.build/release/pushrelay}
 data=${PUSHRELAY_DATA_DIR:-./.pushrelay}
 sim_listen=${PUSHRELAY_SIM_LISTEN:-127.0.0.1:2197}
 sim_control=${PUSHRELAY_SIM_CONTROL:-127.0.0.1:2198}
+fcm_listen=${PUSHRELAY_FCM_SIM_LISTEN:-127.0.0.1:2297}
+fcm_control=${PUSHRELAY_FCM_SIM_CONTROL:-127.0.0.1:2298}
 listen=${PUSHRELAY_LISTEN:-127.0.0.1:8080}
 demo="$data/demo"
 key_id=DEMOKEY001
@@ -27,12 +29,21 @@ stop() {
 trap stop EXIT
 trap 'exit 0' INT TERM
 
-rm -f "$demo/simulator-cert.pem"
-"$bin" apns-sim --listen "$sim_listen" --control "$sim_control" \
-  --write-cert "$demo/simulator-cert.pem" --jwt-key "$key_id=$demo/AuthKey_$key_id.p8" &
-pids+=($!)
-for _ in $(seq 1 100); do [ -s "$demo/simulator-cert.pem" ] && break; sleep 0.1; done
-[ -s "$demo/simulator-cert.pem" ] || { echo "the APNs simulator did not start" >&2; exit 1; }
+# Starts a simulator in the background and waits until it has written its certificate.
+start_simulator() {  # name cert-file command…
+  local name=$1 cert=$2
+  shift 2
+  rm -f "$cert"
+  "$bin" "$@" --write-cert "$cert" &
+  pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$cert" ] && break; sleep 0.1; done
+  [ -s "$cert" ] || { echo "the $name simulator did not start" >&2; exit 1; }
+}
+start_simulator APNs "$demo/simulator-cert.pem" apns-sim --listen "$sim_listen" --control "$sim_control" \
+  --jwt-key "$key_id=$demo/AuthKey_$key_id.p8"
+# The FCM simulator makes the demo service account (a fresh RSA key) on first start.
+start_simulator FCM "$demo/fcm-simulator-cert.pem" fcm-sim --listen "$fcm_listen" --control "$fcm_control" \
+  --demo-account "$demo/fcm-service-account.json"
 
 export PUSHRELAY_APNS_PRODUCTION_URL=${PUSHRELAY_APNS_PRODUCTION_URL:-https://$sim_listen}
 export PUSHRELAY_APNS_SANDBOX_URL=${PUSHRELAY_APNS_SANDBOX_URL:-https://$sim_listen}
@@ -71,13 +82,17 @@ path, key_id, team_id, topic = sys.argv[1:]
 print(json.dumps({"auth": "token", "key_id": key_id, "team_id": team_id, "topic": topic,
                   "private_key": open(path).read()}))
 PY
+curl -sf -X PUT -H "Authorization: Bearer $admin" "$base/admin/v1/apps/$APP_KEY/fcm" \
+  --data-binary @"$demo/fcm-service-account.json" >/dev/null
 
 cat <<MSG
 
-PushRelay is ready on $base (APNs simulator on https://$sim_listen, control http://$sim_control).
+PushRelay is ready on $base (APNs simulator on https://$sim_listen, control http://$sim_control;
+FCM simulator on https://$fcm_listen, control http://$fcm_control).
   admin token:   $data/admin-token
-  demo app:      $demo/app.env (APP_KEY, MASTER_SECRET; topic $topic, token key $key_id)
-Ctrl-C stops both.
+  demo app:      $demo/app.env (APP_KEY, MASTER_SECRET; topic $topic, token key $key_id;
+                 FCM service account $demo/fcm-service-account.json, project pushrelay-demo)
+Ctrl-C stops all three.
 
 MSG
 wait "$relay"

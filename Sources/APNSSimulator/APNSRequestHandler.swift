@@ -45,7 +45,7 @@ public struct APNSRequestHandler: Sendable {
     }
 }
 
-extension APNSRequestHandler: SimulatorService {
+extension APNSRequestHandler: SimulatedService {
     package mutating func answer(_ request: APNSRequest, nowMilliseconds: Int64, tokenCache: inout ProviderTokenCache) -> SimulatorDecision {
         let decision = handle(request, nowMilliseconds: nowMilliseconds, tokenCache: &tokenCache)
         return SimulatorDecision(response: SimulatorResponse(status: decision.response.status, body: decision.response.body),

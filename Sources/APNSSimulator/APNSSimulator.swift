@@ -55,7 +55,7 @@ public final class APNSSimulator: Sendable {
     ///   - controlRoutes: the control endpoint's routes besides the shared ones (`ControlRoute`).
     package init(
         configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared, serviceName: String,
-        requiresToken: Bool, authDescription: String, makeService: @escaping @Sendable (Int) -> any SimulatorService,
+        requiresToken: Bool, authDescription: String, makeService: @escaping @Sendable (Int) -> any SimulatedService,
         controlRoutes: ControlServer.Routes? = nil
     ) throws {
         try configuration.validate()

@@ -1,7 +1,7 @@
 /// What a simulator answers complete requests with: APNs' rules (`APNSRequestHandler`), or
 /// another push service's on the same TLS and HTTP/2 server (the FCM simulator's). One per
 /// listener, used on its loop only.
-package protocol SimulatorService: Sendable {
+package protocol SimulatedService: Sendable {
     /// Decides the answer to `request`.
     ///
     /// - Parameters:

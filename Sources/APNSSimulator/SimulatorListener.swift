@@ -11,8 +11,8 @@ final class SimulatorShared: Sendable {
     let serviceName: String
     /// Whether a connection takes one stream until a request carried a valid provider token (APNs).
     let requiresToken: Bool
-    /// Makes each listener's `SimulatorService`, given the listener's index.
-    let makeService: @Sendable (Int) -> any SimulatorService
+    /// Makes each listener's `SimulatedService`, given the listener's index.
+    let makeService: @Sendable (Int) -> any SimulatedService
     let recorder: SimulatorRecorder
     let logger: Logger
     /// The 429/500/503 rates, which the control endpoint may change while running.
@@ -24,7 +24,7 @@ final class SimulatorShared: Sendable {
 
     init(
         configuration: APNSSimulatorConfiguration, tls: TLSServerContext, serviceName: String, requiresToken: Bool,
-        makeService: @escaping @Sendable (Int) -> any SimulatorService, recorder: SimulatorRecorder, logger: Logger
+        makeService: @escaping @Sendable (Int) -> any SimulatedService, recorder: SimulatorRecorder, logger: Logger
     ) {
         self.configuration = configuration
         self.tls = tls
@@ -54,7 +54,7 @@ final class SimulatorListener {
     let sessionCallbacks: OpaquePointer
     /// Options of every session: PINGs acknowledged by the connection (after the latency).
     let sessionOptions: OpaquePointer
-    var handler: any SimulatorService
+    var handler: any SimulatedService
     /// The `shared.rates` generation the handler's behaviour was last given.
     private var ratesGeneration = 0
     /// Makes the `apns-id` of requests that came without one.

@@ -6,7 +6,7 @@ import Foundation
 /// endpoint (`POST …/token`, the JWT-bearer grant) and `POST /v1/projects/{p}/messages:send`
 /// (the access token, the message, then the scripted prefixes and rates, read in FCM's terms).
 /// One per listener: the behaviour's RNG is mutable.
-struct FCMRequestHandler: SimulatorService {
+struct FCMRequestHandler: SimulatedService {
     let assertions: AssertionCheck
     let registry: AccessTokenRegistry
     let accessTokenLifetime: Int

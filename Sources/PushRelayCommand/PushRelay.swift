@@ -12,6 +12,7 @@ enum PushRelay {
           serve      run the relay: API, push worker and scheduler (--role api|worker|scheduler|all, repeatable; default all)
           migrate    apply pending database migrations and exit
           apns-sim   run the APNs simulator (see `pushrelay apns-sim --help`)
+          fcm-sim    run the FCM simulator (see `pushrelay fcm-sim --help`)
           apns-send  send notifications with the APNs client (see `pushrelay apns-send --help`)
           ctl        the admin command line, a client of a relay's API (see `pushrelay ctl --help`)
           help       this text and the configuration variables
@@ -32,7 +33,9 @@ enum PushRelay {
         case "migrate":
             code = await MigrateCommand.run(arguments: arguments)
         case "apns-sim":
-            code = await SimulatorCommand.run(arguments: arguments)
+            code = await SimulatorCommand.runAPNs(arguments: arguments)
+        case "fcm-sim":
+            code = await SimulatorCommand.runFCM(arguments: arguments)
         case "apns-send":
             code = await APNSSendCommand.run(arguments: arguments)
         case "ctl":

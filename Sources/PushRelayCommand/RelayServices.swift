@@ -91,12 +91,12 @@ struct ListenerService: Service {
     }
 }
 
-/// The APNs simulator, already listening.
+/// A simulator (APNs or FCM), already listening, stopped on shutdown.
 struct SimulatorService: Service {
-    let simulator: APNSSimulator
+    let stop: @Sendable () async -> Void
 
     func run() async {
         await gracefulShutdown()
-        await simulator.shutdown()
+        await stop()
     }
 }

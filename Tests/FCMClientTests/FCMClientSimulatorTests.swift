@@ -183,3 +183,24 @@ struct FCMClientSimulatorTests {
         await fixture.stop()
     }
 }
+
+/// `pushrelay fcm-sim`'s flags: its own, and apns-sim's for the rest.
+@Suite struct FCMSimulatorArgumentTests {
+    @Test func aDemoAccountIsMadeOnceThenReused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try FCMSimulatorConfiguration.parse(arguments: [
+            "--demo-account", path, "--token-lifetime=60", "--retry-after", "0", "--unregistered-prefix", "dead", "--accept-any-token",
+        ])
+        #expect(first.server.listen.port == 2297)
+        #expect(first.server.unregisteredPrefix == "dead")
+        #expect(first.accessTokenLifetime == 60 && first.retryAfterSeconds == nil)
+        let account = try #require(first.serviceAccounts.first)
+        #expect(account.projectID == "pushrelay-demo" && account.tokenURI == "https://127.0.0.1:2297/token")
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+        let second = try FCMSimulatorConfiguration.parse(arguments: ["--demo-account", path, "--listen", "127.0.0.1:0"])
+        #expect(second.serviceAccounts == [account])
+        #expect(throws: APNSSimulatorError.self) { try FCMSimulatorConfiguration.parse(arguments: []) }
+        #expect(throws: APNSSimulatorError.self) { try FCMSimulatorConfiguration.parse(arguments: ["--demo-account", path, "--bogus"]) }
+    }
+}
