@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// What became of one `send`.
 public enum APNSResult: Sendable, Hashable {
@@ -61,19 +62,10 @@ extension APNSResult {
         self = .rejected(status: status, reason: reason, timestamp: timestamp)
     }
 
-    /// APNs' error body; a field of another type counts as absent, so one odd field does not
-    /// hide the other.
+    /// APNs' error body.
     private struct ErrorBody: Decodable {
-        var reason: String?
+        @Lenient var reason: String?
         /// Milliseconds since 1970.
-        var timestamp: Double?
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            reason = try? container.decode(String.self, forKey: .reason)
-            timestamp = try? container.decode(Double.self, forKey: .timestamp)
-        }
-
-        enum CodingKeys: String, CodingKey { case reason, timestamp }
+        @Lenient var timestamp: Double?
     }
 }

@@ -1,5 +1,6 @@
 import APNSClient
 import Foundation
+import RelayCore
 
 /// What became of one message.
 public enum FCMResult: Sendable, Hashable {
@@ -43,22 +44,50 @@ extension FCMResult {
     ///   - body: the JSON body: `{"name":…}` on 200, `{"error":{code,message,status,details}}` otherwise.
     ///   - retryAfter: the `Retry-After` header, if any (seconds; an HTTP date counts as absent).
     public init(status: Int, body: [UInt8], retryAfter: String?) {
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        let answer = try? JSONDecoder().decode(Answer.self, from: Data(body))
         if status == 200 {
-            self = .accepted(name: object?["name"] as? String ?? "")
+            self = .accepted(name: answer?.name ?? "")
             return
         }
-        let error = object?["error"] as? [String: Any]
-        let details = error?["details"] as? [[String: Any]] ?? []
-        let fcmCode = details.first { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"] as? String
+        let error = answer?.error
+        let details = error?.details ?? []
+        let fcmCode = details.first { $0.type?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?.errorCode
         let violations = details
-            .filter { ($0["@type"] as? String)?.hasSuffix("google.rpc.BadRequest") == true }
-            .flatMap { $0["fieldViolations"] as? [[String: Any]] ?? [] }
-            .compactMap { $0["field"] as? String }
-        let code = FCMErrorCode(fcmCode ?? error?["status"] as? String ?? "")
+            .filter { $0.type?.hasSuffix("google.rpc.BadRequest") == true }
+            .flatMap { $0.fieldViolations ?? [] }
+            .compactMap(\.field)
+        let code = FCMErrorCode(fcmCode ?? error?.status ?? "")
         let tokenProblem = status == 400 && code == .invalidArgument
             && (violations.isEmpty ? fcmCode != nil : violations.allSatisfy { $0 == "message.token" })
-        self = .rejected(status: status, error: code, message: error?["message"] as? String ?? "",
+        self = .rejected(status: status, error: code, message: error?.message ?? "",
                          tokenProblem: tokenProblem, retryAfter: retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) })
+    }
+
+    /// FCM's answer body.
+    private struct Answer: Decodable {
+        @Lenient var name: String?
+        @Lenient var error: ErrorBody?
+    }
+
+    private struct ErrorBody: Decodable {
+        @Lenient var status: String?
+        @Lenient var message: String?
+        @Lenient var details: [Detail]?
+    }
+
+    /// One of `details`: an `FcmError` (`errorCode`) or a `BadRequest` (`fieldViolations`).
+    private struct Detail: Decodable {
+        @Lenient var type: String?
+        @Lenient var errorCode: String?
+        @Lenient var fieldViolations: [FieldViolation]?
+
+        enum CodingKeys: String, CodingKey {
+            case type = "@type"
+            case errorCode, fieldViolations
+        }
+    }
+
+    private struct FieldViolation: Decodable {
+        @Lenient var field: String?
     }
 }

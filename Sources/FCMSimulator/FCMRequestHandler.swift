@@ -104,7 +104,7 @@ struct FCMRequestHandler: SimulatedService {
                                      rejectedReason: refusal.error)
         case let .success(project):
             let token = registry.issue(projectID: project, lifetime: accessTokenLifetime, nowMilliseconds: nowMilliseconds)
-            let body = FCMErrorBody.json(["access_token": token, "expires_in": accessTokenLifetime, "token_type": "Bearer"])
+            let body = FCMErrorBody.json(TokenGrant(accessToken: token, expiresIn: accessTokenLifetime))
             return SimulatorDecision(response: SimulatorResponse(status: 200, body: body))
         }
     }
@@ -116,6 +116,19 @@ struct FCMRequestHandler: SimulatedService {
                                                                              errorCode: errorCode, field: field),
                                         retryAfter: retryAfter),
             rejectedReason: errorCode ?? status)
+    }
+
+    /// The token endpoint's answer to a good assertion (RFC 6749 §5.1).
+    private struct TokenGrant: Encodable {
+        var accessToken: String
+        var expiresIn: Int
+        var tokenType = "Bearer"
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+            case tokenType = "token_type"
+        }
     }
 
     /// `application/x-www-form-urlencoded` pairs.

@@ -71,18 +71,29 @@ public final class FCMSimulator: Sendable {
         -> (status: Int32, body: [UInt8])? {
         switch (method, path) {
         case ("GET", "/token-endpoint"):
-            return (200, FCMErrorBody.json(["down": registry.isDown, "issued": registry.issuedCount]))
+            return (200, FCMErrorBody.json(TokenEndpointState(down: registry.isDown, issued: registry.issuedCount)))
         case ("PUT", "/token-endpoint"):
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any], let down = object["down"] as? Bool else {
+            guard let setting = try? JSONDecoder().decode(TokenEndpointSetting.self, from: Data(body)) else {
                 return (400, FCMErrorBody.json(["error": "expected {\"down\": true|false}"]))
             }
-            registry.isDown = down
-            return (200, FCMErrorBody.json(["down": down, "issued": registry.issuedCount]))
+            registry.isDown = setting.down
+            return (200, FCMErrorBody.json(TokenEndpointState(down: setting.down, issued: registry.issuedCount)))
         case ("POST", "/revoke-tokens"):
             registry.revokeAll()
             return (200, FCMErrorBody.json(["revoked": true]))
         default:
             return nil
         }
+    }
+
+    /// `PUT /token-endpoint`'s body.
+    private struct TokenEndpointSetting: Decodable {
+        var down: Bool
+    }
+
+    /// The control port's view of the token endpoint.
+    private struct TokenEndpointState: Encodable {
+        var down: Bool
+        var issued: Int
     }
 }

@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import RelayCore
 
 /// A Firebase service-account key file, as the Firebase console downloads it, checked: what
 /// `PUT /admin/v1/apps/{app_key}/fcm` stores and what the FCM client signs its OAuth2
@@ -33,7 +34,7 @@ public struct FCMServiceAccount: Sendable, Equatable {
     /// - Parameter json: the file's bytes.
     /// - Throws: naming the first field that is missing or wrong (never key material).
     public static func parse(_ json: [UInt8]) throws(CredentialError) -> FCMServiceAccount {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any] else {
+        guard case let .object(object)? = try? JSONValue.parse(json) else {
             throw CredentialError("the body is not a JSON object (upload the service-account key file as downloaded from the Firebase console)")
         }
         func text(_ field: String, required: Bool = true) throws(CredentialError) -> String {
@@ -41,7 +42,7 @@ public struct FCMServiceAccount: Sendable, Equatable {
                 if required { throw CredentialError("\(field) is missing") }
                 return ""
             }
-            guard let string = value as? String else { throw CredentialError("\(field) must be a string") }
+            guard case let .string(string) = value else { throw CredentialError("\(field) must be a string") }
             if required, string.trimmingCharacters(in: .whitespaces).isEmpty { throw CredentialError("\(field) is empty") }
             return string
         }
@@ -70,11 +71,38 @@ public struct FCMServiceAccount: Sendable, Equatable {
 
     /// The account as a key file again (the fields this type keeps), for storing sealed.
     public var json: [UInt8] {
-        let object: [String: String] = [
-            "type": "service_account", "project_id": projectID, "private_key_id": privateKeyID,
-            "private_key": privateKeyPEM, "client_email": clientEmail, "client_id": clientID, "token_uri": tokenURI,
-        ]
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map(Array.init) ?? []
+        // Strings only: encoding cannot fail.
+        (try? JSONAnswer.bytes(KeyFile(account: self))) ?? []
+    }
+
+    /// The key file's fields, as Google names them.
+    private struct KeyFile: Encodable {
+        var type = "service_account"
+        var projectID: String
+        var privateKeyID: String
+        var privateKey: String
+        var clientEmail: String
+        var clientID: String
+        var tokenURI: String
+
+        init(account: FCMServiceAccount) {
+            projectID = account.projectID
+            privateKeyID = account.privateKeyID
+            privateKey = account.privateKeyPEM
+            clientEmail = account.clientEmail
+            clientID = account.clientID
+            tokenURI = account.tokenURI
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case type
+            case projectID = "project_id"
+            case privateKeyID = "private_key_id"
+            case privateKey = "private_key"
+            case clientEmail = "client_email"
+            case clientID = "client_id"
+            case tokenURI = "token_uri"
+        }
     }
 
     /// Checks that `pem` is an RSA private key of at least 2048 bits and re-encodes it.
