@@ -52,14 +52,16 @@ public final class APNSSimulator: Sendable {
     ///   - requiresToken: one stream per connection until a request carried a valid provider token (APNs).
     ///   - authDescription: how requests are authorized, for the start-up log line.
     ///   - makeService: each listener's request handler, given its index.
+    ///   - speaksHTTP1: also answer clients that offer only `http/1.1` in ALPN (FCM's endpoints do).
     ///   - controlRoutes: the control endpoint's routes besides the shared ones (`ControlRoute`).
     package init(
         configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared, serviceName: String,
         requiresToken: Bool, authDescription: String, makeService: @escaping @Sendable (Int) -> any SimulatedService,
-        controlRoutes: ControlServer.Routes? = nil
+        speaksHTTP1: Bool = false, controlRoutes: ControlServer.Routes? = nil
     ) throws {
         try configuration.validate()
-        let tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
+        let tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath,
+                                       speaksHTTP1: speaksHTTP1)
         if let path = configuration.writeCertificatePath {
             do {
                 try tls.certificatePEM.write(toFile: path, atomically: true, encoding: .utf8)

@@ -6,6 +6,8 @@ struct DelayedAnswers {
     struct Answer {
         enum Frame {
             case response(streamID: Int32, SimulatorResponse, apnsID: String)
+            /// The answer to an HTTP/1.1 connection's one outstanding request.
+            case http1(SimulatorResponse)
             /// The PING's opaque data, sent back.
             case pingAck(UInt64)
         }

@@ -2,7 +2,8 @@ import CSystem
 import Foundation
 
 /// One client connection: TLS through a `bufferevent_openssl`, HTTP/2 through an nghttp2
-/// server session, answers decided by the listener's `APNSRequestHandler`.
+/// server session (or HTTP/1.1 through `HTTP1RequestParser`, when ALPN chose it), answers
+/// decided by the listener's `SimulatedService`.
 ///
 /// Thread rule: created, used and freed on its event loop's thread only; the listener keeps
 /// it alive (its `connections` table) until `close()`.
@@ -30,6 +31,8 @@ final class SimulatorConnection {
     private let maxConcurrentStreams: Int
     private let requiresToken: Bool
     private var session: OpaquePointer?
+    /// Set instead of `session` when ALPN chose `http/1.1`.
+    private var http1: HTTP1Exchange?
     private var streams: [Int32: Stream] = [:]
     /// The stream whose header block is being received: HTTP/2 never interleaves header
     /// blocks, so every header of a block goes here without a table lookup.
@@ -70,8 +73,15 @@ final class SimulatorConnection {
         bufferevent_enable(bufferEvent, Int16(EV_READ | EV_WRITE))
     }
 
-    /// After the TLS handshake: the HTTP/2 session and our SETTINGS.
+    /// After the TLS handshake: the HTTP/2 session and our SETTINGS, or HTTP/1.1.
     func handshakeCompleted() {
+        if negotiatedHTTP1 {
+            http1 = HTTP1Exchange()
+            // Input is read only up to one whole request: a client that pipelines many waits in TCP.
+            bufferevent_setwatermark(bufferEvent, Int16(EV_READ), 0, HTTP1Exchange.inputLimit)
+            readable()
+            return
+        }
         var created: OpaquePointer?
         guard nghttp2_session_server_new2(&created, listener.sessionCallbacks, context, listener.sessionOptions) == 0,
               let created else {
@@ -100,9 +110,22 @@ final class SimulatorConnection {
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
 
+    /// Whether ALPN chose `http/1.1` (offered only by services that speak it).
+    private var negotiatedHTTP1: Bool {
+        var protocolName: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(bufferevent_openssl_get_ssl(bufferEvent), &protocolName, &length)
+        guard let protocolName else { return false }
+        return UnsafeBufferPointer(start: protocolName, count: Int(length)).elementsEqual("http/1.1".utf8)
+    }
+
     /// Feeds everything received to nghttp2, then sends what it produced. Before the
     /// handshake completes there is no session, and input waits in the buffer.
     func readable() {
+        if http1 != nil {
+            readHTTP1()
+            return
+        }
         guard let session, !isClosed, let input = bufferevent_get_input(bufferEvent) else { return }
         let length = evbuffer_get_length(input)
         guard length > 0 else { return }
@@ -147,6 +170,10 @@ final class SimulatorConnection {
     /// Moves nghttp2's pending frames to the TLS output, up to the high-water mark; the
     /// write callback resumes once that drains. Closes when both sides are done.
     func flush() {
+        if let http1, http1.closing, !http1.answering, !isClosed, let output = bufferevent_get_output(bufferEvent), evbuffer_get_length(output) == 0 {
+            linger()
+            return
+        }
         guard let session, !isClosed, let output = bufferevent_get_output(bufferEvent) else { return }
         let capped = writeBucket != nil || bucketGeneration != listener.networkGeneration
         let now = capped ? DispatchTime.now().uptimeNanoseconds : 0
@@ -246,7 +273,12 @@ final class SimulatorConnection {
     /// The request is complete: decide, record, answer (now or after the latency).
     func requestComplete(streamID: Int32) {
         guard !resetPending, let stream = streams[streamID] else { return }
-        let request = stream.request
+        let (response, apnsID) = decide(stream.request)
+        answer(.response(streamID: streamID, response, apnsID: apnsID))
+    }
+
+    /// The service's answer to `request`, recorded, and the `apns-id` it goes out with.
+    private func decide(_ request: APNSRequest) -> (SimulatorResponse, apnsID: String) {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         listener.refreshRates()
         let decision = listener.handler.answer(request, nowMilliseconds: now, tokenCache: &tokenCache)
@@ -264,7 +296,7 @@ final class SimulatorConnection {
         } else if let reason = decision.rejectedReason {
             recorder.rejected(reason)
         }
-        answer(.response(streamID: streamID, decision.response, apnsID: apnsID))
+        return (decision.response, apnsID)
     }
 
     /// A PING arrived: acknowledged after the network's latency, like an answer.
@@ -290,6 +322,8 @@ final class SimulatorConnection {
         switch frame {
         case let .response(streamID, response, apnsID):
             respond(streamID: streamID, response: response, apnsID: apnsID)
+        case let .http1(response):
+            http1Answered(response)
         case let .pingAck(opaque):
             guard let session else { return }
             withUnsafeBytes(of: opaque) { bytes in
@@ -362,6 +396,7 @@ final class SimulatorConnection {
         let now = DispatchTime.now().uptimeNanoseconds
         while let answer = delayed.popDue(now: now) { send(answer.frame) }
         if let next = delayed.nextDue { armTimer(for: next) }
+        if http1 != nil { readHTTP1() }
         flush()
     }
 
@@ -399,6 +434,63 @@ final class SimulatorConnection {
         }
         readable()
         flush()
+    }
+}
+
+// MARK: HTTP/1.1
+
+extension SimulatorConnection {
+    /// Takes the buffered requests one at a time: each is answered (after the latency, if
+    /// any) before the next is parsed, so answers leave in request order. A refusal is
+    /// written and the connection closes.
+    private func readHTTP1() {
+        while !isClosed, var exchange = http1, !exchange.answering, let input = bufferevent_get_input(bufferEvent) {
+            let length = evbuffer_get_length(input)
+            if exchange.closing {
+                // Lingering before the close: what the client still sends is not read.
+                evbuffer_drain(input, length)
+                return
+            }
+            guard length > 0 else { return }
+            let window = min(length, HTTP1Exchange.inputLimit)
+            guard let data = evbuffer_pullup(input, window) else { return }
+            let step = exchange.parser.next(UnsafeBufferPointer(start: data, count: window))
+            switch step {
+            case .needMore:
+                http1 = exchange
+                return
+            case .sendContinue:
+                http1 = exchange
+                write(HTTP1Response.continueLine)
+                return
+            case let .refuse(status, message):
+                exchange.closing = true
+                http1 = exchange
+                recorder.rejected("HTTP1_\(status)")
+                write(HTTP1Response.refusal(status: status, message: message))
+                return
+            case let .request(request, keepAlive, consumed):
+                evbuffer_drain(input, consumed)
+                exchange.answering = true
+                exchange.closing = !keepAlive
+                http1 = exchange
+                recorder.streamBegan()
+                answer(.http1(decide(request).0))
+            }
+        }
+    }
+
+    /// Writes the answer; the next request is read by the caller (`readHTTP1`'s loop or the timer).
+    private func http1Answered(_ response: SimulatorResponse) {
+        guard var exchange = http1 else { return }
+        exchange.answering = false
+        http1 = exchange
+        write(HTTP1Response.bytes(response, close: exchange.closing))
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        guard !isClosed, let output = bufferevent_get_output(bufferEvent) else { return }
+        evbuffer_add(output, bytes, bytes.count)
     }
 }
 

@@ -1,8 +1,8 @@
 import CSystem
 import Foundation
 
-/// The simulator's OpenSSL server context: TLS 1.2 or later, ALPN `h2` only, and a
-/// certificate either loaded from PEM files or generated at start.
+/// The simulator's OpenSSL server context: TLS 1.2 or later, ALPN `h2` (and `http/1.1` for
+/// a service that speaks it), and a certificate either loaded from PEM files or generated at start.
 ///
 /// Thread rule: configured in `init`, then only used to create `SSL` objects, which
 /// OpenSSL allows from any thread.
@@ -14,7 +14,8 @@ final class TLSServerContext: @unchecked Sendable {
     /// - Parameters:
     ///   - certificatePath: PEM certificate chain; with `keyPath`, or both `nil` to generate.
     ///   - keyPath: PEM private key.
-    init(certificatePath: String?, keyPath: String?) throws {
+    ///   - speaksHTTP1: ALPN may choose `http/1.1` for a client that does not offer `h2`.
+    init(certificatePath: String?, keyPath: String?, speaksHTTP1: Bool = false) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSServerContext.failure("SSL_CTX_new") }
         self.context = context
         do {
@@ -22,7 +23,11 @@ final class TLSServerContext: @unchecked Sendable {
                 throw TLSServerContext.failure("setting TLS 1.2 as the minimum")
             }
             CSystem_apns_sim_tune_context(context)
-            SSL_CTX_set_alpn_select_cb(context, selectH2, nil)
+            if speaksHTTP1 {
+                SSL_CTX_set_alpn_select_cb(context, selectH2OrHTTP1, nil)
+            } else {
+                SSL_CTX_set_alpn_select_cb(context, selectH2, nil)
+            }
             if let certificatePath, let keyPath {
                 guard SSL_CTX_use_certificate_chain_file(context, certificatePath) == 1 else {
                     throw TLSServerContext.failure("loading the certificate \(certificatePath)")
@@ -68,18 +73,38 @@ private func selectH2(
     ssl: OpaquePointer?, out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, outLength: UnsafeMutablePointer<UInt8>?,
     input: UnsafePointer<UInt8>?, inputLength: UInt32, argument: UnsafeMutableRawPointer?
 ) -> Int32 {
+    selectProtocol(["h2"], out: out, outLength: outLength, input: input, inputLength: inputLength)
+}
+
+/// ALPN: `h2` when the client offers it, else `http/1.1` (Google's endpoints speak both).
+private func selectH2OrHTTP1(
+    ssl: OpaquePointer?, out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, outLength: UnsafeMutablePointer<UInt8>?,
+    input: UnsafePointer<UInt8>?, inputLength: UInt32, argument: UnsafeMutableRawPointer?
+) -> Int32 {
+    selectProtocol(["h2", "http/1.1"], out: out, outLength: outLength, input: input, inputLength: inputLength)
+}
+
+/// Points `out` at the first of `preferred` found in the client's list (inside that list,
+/// as OpenSSL requires), or refuses the handshake.
+private func selectProtocol(
+    _ preferred: [StaticString], out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    outLength: UnsafeMutablePointer<UInt8>?, input: UnsafePointer<UInt8>?, inputLength: UInt32
+) -> Int32 {
     guard let input, let out, let outLength else { return SSL_TLSEXT_ERR_ALERT_FATAL }
-    var index = 0
-    let count = Int(inputLength)
-    while index < count {
-        let length = Int(input[index])
-        let start = index + 1
-        if length == 2, start + 2 <= count, input[start] == UInt8(ascii: "h"), input[start + 1] == UInt8(ascii: "2") {
-            out.pointee = input + start
-            outLength.pointee = 2
-            return SSL_TLSEXT_ERR_OK
+    let offered = UnsafeBufferPointer(start: input, count: Int(inputLength))
+    for name in preferred {
+        let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        var index = 0
+        while index < offered.count {
+            let length = Int(offered[index])
+            let start = index + 1
+            if length == wanted.count, start + length <= offered.count, offered[start..<(start + length)].elementsEqual(wanted) {
+                out.pointee = input + start
+                outLength.pointee = UInt8(length)
+                return SSL_TLSEXT_ERR_OK
+            }
+            index = start + length
         }
-        index = start + length
     }
     return SSL_TLSEXT_ERR_ALERT_FATAL
 }

@@ -38,6 +38,7 @@ public final class FCMSimulator: Sendable {
             makeService: { index in
                 FCMRequestHandler(assertions: assertions, registry: registry, configuration: configuration, index: index)
             },
+            speaksHTTP1: true,
             controlRoutes: { method, path, body in FCMSimulator.control(method, path, body, registry: registry) })
     }
 

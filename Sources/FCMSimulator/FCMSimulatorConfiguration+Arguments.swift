@@ -7,7 +7,7 @@ extension FCMSimulatorConfiguration {
         usage: pushrelay fcm-sim [flags]
 
         An FCM HTTP v1 look-alike: the OAuth2 token endpoint (POST /token) and
-        POST /v1/projects/{project_id}/messages:send over TLS and HTTP/2.
+        POST /v1/projects/{project_id}/messages:send over TLS, HTTP/2 or HTTP/1.1 (by ALPN).
 
           --service-account PATH    trust this service-account key file (repeatable)
           --demo-account PATH       trust a demo account kept in PATH, made (with a fresh RSA key and

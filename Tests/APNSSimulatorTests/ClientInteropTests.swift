@@ -4,6 +4,7 @@ import Foundation
 import RelayCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// A clock the test moves, for provider token ages.
 final class MovableClock: APNSClock {

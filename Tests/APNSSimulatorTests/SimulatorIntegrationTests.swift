@@ -2,6 +2,7 @@ import APNSSimulator
 import Foundation
 import RelayCore
 import Testing
+import TestSupport
 
 /// The simulator over real TLS sockets on 127.0.0.1, driven by nghttp2's own tools
 /// (`h2load`, `nghttp`), `openssl s_client` and `curl`.
@@ -182,6 +183,15 @@ import Testing
             ])
             #expect(result.output.contains("Verify return code: 0 (ok)"), "\(result.output)")
             #expect(result.output.contains("ALPN protocol: h2"))
+            // h2 wherever the client lists it; APNs speaks nothing else, so http/1.1 alone is refused.
+            let both = try await ExternalTool.run("/usr/bin/openssl", [
+                "s_client", "-connect", "127.0.0.1:\(running.port)", "-CAfile", running.certificatePath, "-alpn", "http/1.1,h2",
+            ])
+            #expect(both.output.contains("ALPN protocol: h2"), "\(both.output)")
+            let http1 = try await ExternalTool.run("/usr/bin/openssl", [
+                "s_client", "-connect", "127.0.0.1:\(running.port)", "-CAfile", running.certificatePath, "-alpn", "http/1.1",
+            ])
+            #expect(http1.output.contains("no application protocol"), "\(http1.output)")
             #expect(running.simulator.certificatePEM == (try String(contentsOfFile: running.certificatePath, encoding: .utf8)))
         }
     }

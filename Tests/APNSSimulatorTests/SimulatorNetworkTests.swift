@@ -1,6 +1,7 @@
 import APNSSimulator
 import Foundation
 import Testing
+import TestSupport
 
 /// The simulated network over real TLS sockets, driven by `h2load`: jitter spreads the
 /// answer times (answers overtaking one another on one connection), the bandwidth cap

@@ -1,15 +1,15 @@
 import Foundation
 
 /// Runs a program we did not write (h2load, nghttp, openssl, curl) and collects its output.
-enum ExternalTool {
-    struct Result: Sendable {
-        var status: Int32
-        var output: String
+public enum ExternalTool {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var output: String
     }
 
     /// Runs `path` with `arguments` on a thread of its own (waiting blocks), killing it after
     /// `timeout` seconds; stdout and stderr together.
-    static func run(_ path: String, _ arguments: [String], timeout: TimeInterval = 60) async throws -> Result {
+    public static func run(_ path: String, _ arguments: [String], timeout: TimeInterval = 60) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
