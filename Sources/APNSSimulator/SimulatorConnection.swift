@@ -30,9 +30,18 @@ final class SimulatorConnection {
     private var resetPending = false
     private let maxConcurrentStreams: Int
     private let requiresToken: Bool
-    private var session: OpaquePointer?
-    /// Set instead of `session` when ALPN chose `http/1.1`.
-    private var http1: HTTP1Exchange?
+    /// What the connection speaks: nothing until the TLS handshake, then what ALPN chose.
+    private enum Speaking {
+        case handshaking
+        case http2(session: OpaquePointer)
+        case http1(HTTP1Exchange)
+        case closed
+    }
+
+    private var speaking = Speaking.handshaking
+    private var session: OpaquePointer? { if case let .http2(session) = speaking { session } else { nil } }
+    private var http1: HTTP1Exchange? { if case let .http1(exchange) = speaking { exchange } else { nil } }
+    var isClosed: Bool { if case .closed = speaking { true } else { false } }
     private var streams: [Int32: Stream] = [:]
     /// The stream whose header block is being received: HTTP/2 never interleaves header
     /// blocks, so every header of a block goes here without a table lookup.
@@ -53,7 +62,6 @@ final class SimulatorConnection {
     private var readingPaused = false
     /// Set once the session is over: the connection closes when the client does, or when it fires.
     private var lingerTimer: OpaquePointer?
-    private(set) var isClosed = false
 
     init(listener: SimulatorListener, bufferEvent: OpaquePointer) {
         self.listener = listener
@@ -76,7 +84,7 @@ final class SimulatorConnection {
     /// After the TLS handshake: the HTTP/2 session and our SETTINGS, or HTTP/1.1.
     func handshakeCompleted() {
         if negotiatedHTTP1 {
-            http1 = HTTP1Exchange()
+            speaking = .http1(HTTP1Exchange())
             // Input is read only up to one whole request: a client that pipelines many waits in TCP.
             bufferevent_setwatermark(bufferEvent, Int16(EV_READ), 0, HTTP1Exchange.inputLimit)
             readable()
@@ -88,7 +96,7 @@ final class SimulatorConnection {
             close()
             return
         }
-        session = created
+        speaking = .http2(session: created)
         // APNs allows one stream until a request has carried a valid provider token.
         let limit = requiresToken ? 1 : maxConcurrentStreams
         submitSettings(maxConcurrentStreams: limit)
@@ -220,9 +228,8 @@ final class SimulatorConnection {
     /// Frees everything; safe to call twice.
     func close() {
         guard !isClosed else { return }
-        isClosed = true
         if let session { nghttp2_session_del(session) }
-        session = nil
+        speaking = .closed
         if let timer { event_free(timer) }
         timer = nil
         if let throttleTimer { event_free(throttleTimer) }
@@ -457,15 +464,15 @@ extension SimulatorConnection {
             let step = exchange.parser.next(UnsafeBufferPointer(start: data, count: window))
             switch step {
             case .needMore:
-                http1 = exchange
+                speaking = .http1(exchange)
                 return
             case .sendContinue:
-                http1 = exchange
+                speaking = .http1(exchange)
                 write(HTTP1Response.continueLine)
                 return
             case let .refuse(status, message):
                 exchange.closing = true
-                http1 = exchange
+                speaking = .http1(exchange)
                 recorder.rejected("HTTP1_\(status)")
                 write(HTTP1Response.refusal(status: status, message: message))
                 return
@@ -473,7 +480,7 @@ extension SimulatorConnection {
                 evbuffer_drain(input, consumed)
                 exchange.answering = true
                 exchange.closing = !keepAlive
-                http1 = exchange
+                speaking = .http1(exchange)
                 recorder.streamBegan()
                 answer(.http1(decide(request).0))
             }
@@ -484,7 +491,7 @@ extension SimulatorConnection {
     private func http1Answered(_ response: SimulatorResponse) {
         guard var exchange = http1 else { return }
         exchange.answering = false
-        http1 = exchange
+        speaking = .http1(exchange)
         write(HTTP1Response.bytes(response, close: exchange.closing))
     }
 
