@@ -46,7 +46,7 @@ let package = Package(
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
         .target(name: "Scheduling", dependencies: ["RelayCore"]),
         // The push pipeline: messages accepted into PostgreSQL, chunks leased by workers, sent to APNs.
-        .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient", "Scheduling"]),
+        .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient", "FCMClient", "Scheduling"]),
         // The API's store: the repositories of apps, credentials, devices, groups and schedules.
         .target(name: "RelayStore", dependencies: ["RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "PushPipeline", "Scheduling"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "ServiceLifecycleTests", dependencies: ["ServiceLifecycle", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
             "PushPipeline", "PushCore", "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
-            "APNSSimulator", "APNSClient", "Scheduling", "TestSupport", "RelayTestSupport",
+            "APNSSimulator", "APNSClient", "FCMClient", "FCMSimulator", "Scheduling", "TestSupport", "RelayTestSupport",
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
             "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto", "TestSupport", "RelayTestSupport",

@@ -48,6 +48,9 @@ start_simulator FCM "$demo/fcm-simulator-cert.pem" fcm-sim --listen "$fcm_listen
 export PUSHRELAY_APNS_PRODUCTION_URL=${PUSHRELAY_APNS_PRODUCTION_URL:-https://$sim_listen}
 export PUSHRELAY_APNS_SANDBOX_URL=${PUSHRELAY_APNS_SANDBOX_URL:-https://$sim_listen}
 export PUSHRELAY_APNS_CA_FILE=${PUSHRELAY_APNS_CA_FILE:-$demo/simulator-cert.pem}
+# Android devices go to the FCM simulator (the demo service account's token_uri is its own).
+export PUSHRELAY_FCM_URL=${PUSHRELAY_FCM_URL:-https://$fcm_listen}
+export PUSHRELAY_FCM_CA_FILE=${PUSHRELAY_FCM_CA_FILE:-$demo/fcm-simulator-cert.pem}
 export PUSHRELAY_DATA_DIR=$data PUSHRELAY_LISTEN=$listen
 "$bin" serve &
 relay=$!

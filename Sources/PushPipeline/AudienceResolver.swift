@@ -57,27 +57,32 @@ struct AudienceResolver: Sendable {
         // Read after taking the lock, so the cursor is the one the last resolver committed.
         guard let row = try connection.preparedQuery(AudienceStatements.resolvingMessage, [Int64(try claimed.int("id"))]).first else { return .made }
         let id = Int64(try row.int("id"))
-        let audience: Audience
+        let request: PushRequest
         do {
-            audience = try PushRequest.parse(Array(try row.string("body").utf8)).audience
+            request = try PushRequest.parse(Array(try row.string("body").utf8))
         } catch {
             // Accepted bodies always parse; one that no longer does (a rule tightened
             // since) is closed rather than retried for ever.
             try connection.preparedQuery(AudienceStatements.closeUnparsable, [id])
             return .made
         }
+        let platforms: AudiencePlatforms = try row.value("resolve_platform")
         let message = ChunkMaker.Message(
-            id: id, appID: Int64(try row.int("app_id")), environment: try row.string("environment"),
-            lane: try row.string("lane"), audience: audience, acceptedAt: try row.int("accepted_at"),
+            id: id, appID: Int64(try row.int("app_id")), environment: try row.string("environment"), platforms: platforms,
+            lane: try row.string("lane"), audience: request.audience, acceptedAt: try row.int("accepted_at"),
             spreadSeconds: try row.int("spread"))
         // A message's first slice is one chunk: its first notifications go out while the
         // rest is cut (a whole slice of a broadcast took ~17 ms before anything was sent).
         let cursor = Int64(try row.int("resolve_cursor"))
         let limit = cursor == 0 ? chunkMaker.chunkSize : sliceSize
         let slice = try chunkMaker.makeChunks(message, after: cursor, limit: limit, on: connection)
-        let complete = slice.devices < limit
+        // A broadcast to both platforms walks its Android devices once its iOS ones are cut.
+        let passDone = slice.devices < limit
+        let next: AudiencePlatforms? = passDone && platforms == .ios && request.deliversToAndroid ? .android : nil
+        let complete = passDone && next == nil
         // Resolved and every chunk already sent (or none made): the message is done.
-        let updated = try connection.preparedQuery(AudienceStatements.advanceResolving, [id, slice.devices, slice.lastDeviceID, complete, slice.chunks])
+        let updated = try connection.preparedQuery(AudienceStatements.advanceResolving,
+                                                   [id, slice.devices, slice.lastDeviceID, complete, slice.chunks, next?.rawValue])
         // Withdrawn meanwhile: its chunks must not exist.
         guard !updated.isEmpty else { throw SliceAbandoned() }
         if slice.chunks > 0 { try connection.query(PushChannel.notify) }

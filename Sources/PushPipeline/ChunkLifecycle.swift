@@ -9,12 +9,12 @@ import RelayCore
 /// A loaded chunk ends at once when its message is no longer sending (withdrawn), expired, has
 /// no credential or no valid body; waits in the queue while its credential is broken; then
 /// goes in rounds (`ChunkRun`): send, write the outcomes, and for devices APNs asked to retry
-/// back off in the slot, up to `roundsPerLease` rounds, or go back to the queue for the
-/// backoff (at once beyond the app's retry budget), never past the message's expiration, when
-/// the rest are recorded `expired`.
+/// back off in the slot (at least as long as the service asked), up to `roundsPerLease` rounds,
+/// or go back to the queue for the backoff (at once beyond the app's retry budget), never past
+/// the message's expiration, when the rest are recorded `expired`.
 ///
-/// `Delivery` is what the executor sends with (the prepared notification and the APNs
-/// client): the lifecycle only carries it from `deliveryPrepared` to the actions that use it.
+/// `Delivery` is what the executor sends with (the prepared notification or FCM message and
+/// the client): the lifecycle only carries it from `deliveryPrepared` to the actions that use it.
 struct ChunkLifecycle<Delivery: Sendable>: Sendable {
     /// Outcomes to write in one batch (`OutcomeWriter`).
     struct Batch: Sendable, Equatable {
@@ -25,11 +25,11 @@ struct ChunkLifecycle<Delivery: Sendable>: Sendable {
         var chunkComplete: Bool
     }
 
-    /// Why the app's credential for the environment is paused.
+    /// Why the credential (the app's APNs one for the environment, or its FCM one) is paused.
     enum CredentialProblem: Sendable, Equatable {
         /// No client can be built from it (a bad key or certificate): the error.
         case unusable(String)
-        /// APNs refused it: its reason.
+        /// APNs or FCM refused it: its reason.
         case refused(String)
 
         /// What `broken_reason` records.
@@ -51,8 +51,9 @@ struct ChunkLifecycle<Delivery: Sendable>: Sendable {
     }
 
     enum Action: Sendable {
-        /// Build the notification for the credential's topic, then the client: `deliveryPrepared`.
-        case prepareDelivery(AppCredential, environment: String)
+        /// Build the notification (for an APNs credential's topic, or FCM's message), then the
+        /// client: `deliveryPrepared`.
+        case prepareDelivery(ChunkCredential)
         /// Store the notification's badge change for every target before anything is sent
         /// (two pushes to one device never lose an update): `badgesReserved`.
         case reserveBadges([ChunkRun.Target], Delivery)
@@ -66,8 +67,8 @@ struct ChunkLifecycle<Delivery: Sendable>: Sendable {
         case takeRetryBudget
         /// Wait in the slot: `wokeUp`.
         case backOff(Duration)
-        /// Mark the credential broken (its environment's chunks wait for a new one): `credentialPaused`.
-        case pauseCredential(AppCredential, CredentialProblem)
+        /// Mark the credential broken (the chunks it sends wait for a new one): `credentialPaused`.
+        case pauseCredential(ChunkCredential, CredentialProblem)
         /// Give the chunk back to the queue, to be leased again after the delay; the lifecycle ends.
         case release(after: Duration)
         /// The lifecycle ends.
@@ -77,7 +78,7 @@ struct ChunkLifecycle<Delivery: Sendable>: Sendable {
     /// The chunk before its first round.
     private struct Loaded: Sendable {
         var expiresAt: Date
-        var credential: AppCredential
+        var credential: ChunkCredential
         var targets: [ChunkRun.Target]
         /// Outcomes of the unsendable devices, written with the first round's.
         var unsendable: [ChunkRun.Outcome]
@@ -87,7 +88,7 @@ struct ChunkLifecycle<Delivery: Sendable>: Sendable {
     /// The chunk in its rounds.
     private struct Rounds: Sendable {
         var expiresAt: Date
-        var credential: AppCredential
+        var credential: ChunkCredential
         var delivery: Delivery
         var run: ChunkRun
         /// Outcomes to write with the next round's (the unsendable devices', at first).
@@ -135,14 +136,14 @@ struct ChunkLifecycle<Delivery: Sendable>: Sendable {
             return finishAll(chunk.targets, unsendable: chunk.unsendable, as: .failed, reason: "NoCredentials", at: now)
         }
         guard !credential.isBroken else {
-            // Leased just before the credential broke: it waits with the environment's other chunks.
+            // Leased just before the credential broke: it waits with the other chunks it sends.
             state = .done
             return .release(after: .zero)
         }
         let loaded = Loaded(expiresAt: chunk.expiresAt, credential: credential, targets: chunk.targets, unsendable: chunk.unsendable,
                             loadedAt: now)
         state = .preparing(loaded)
-        return .prepareDelivery(credential, environment: chunk.environment)
+        return .prepareDelivery(credential)
     }
 
     mutating func deliveryPrepared(_ prepared: Prepared) -> Action {
@@ -205,7 +206,8 @@ struct ChunkLifecycle<Delivery: Sendable>: Sendable {
     /// - Parameter jitter: the backoff's, in 0...1.
     mutating func retryBudgetTaken(overBudget: Duration, jitter: Double, now: Date) -> Action {
         guard case .pacing(let rounds) = state else { return unexpected("retryBudgetTaken") }
-        let delay = max(backoff.delay(retry: rounds.retryRounds, jitter: jitter), overBudget)
+        // Not before the service asked (FCM's `Retry-After`), nor before the budget allows.
+        let delay = max(backoff.delay(retry: rounds.retryRounds, jitter: jitter), overBudget, rounds.run.retryAfter ?? .zero)
         let untilExpiry = Duration.milliseconds(Int64(saturating: max(rounds.expiresAt.timeIntervalSince(now), 0) * 1000))
         if overBudget > .zero || (rounds.retryRounds >= roundsPerLease && delay < untilExpiry) {
             // Back at the expiration at the latest, to record the rest `expired` then.

@@ -22,6 +22,8 @@ struct ChunkMaker {
         var id: Int64
         var appID: Int64
         var environment: String
+        /// The devices this pass walks (`resolve_platform`).
+        var platforms: AudiencePlatforms
         var lane: String
         var audience: Audience
         /// Unix seconds the push was accepted; spreading starts there.
@@ -36,15 +38,17 @@ struct ChunkMaker {
     /// where its first device id lies in the app's id range: no count of the audience needed.
     func makeChunks(_ message: Message, after cursor: Int64, limit: Int, on connection: PostgresConnection) throws -> Slice {
         let audience = AudienceCondition(message.audience)
-        var parameters: [(any PostgresBindable)?] = [message.id, message.appID, message.environment, message.lane, chunkSize, cursor, limit]
+        // Android devices have no environment: their statements do not bind it.
+        let environment: [(any PostgresBindable)?] = message.platforms.usesEnvironment ? [message.environment] : []
+        var parameters: [(any PostgresBindable)?] = [message.id, message.appID, message.lane, chunkSize, cursor, limit]
         if message.spreadSeconds > 0 {
-            let range = try connection.preparedQuery(AudienceStatements.deviceRange, [message.appID, message.environment])
+            let range = try connection.preparedQuery(AudienceStatements.deviceRange(message.platforms), [message.appID] + environment)
             let low = range.first?["lo"].flatMap { Int64($0) } ?? 0
             let high = range.first?["hi"].flatMap { Int64($0) } ?? 0
             parameters += [message.acceptedAt, message.spreadSeconds, low, high]
         }
-        let statement = (message.spreadSeconds > 0 ? AudienceStatements.makeSpreadChunks : AudienceStatements.makeChunks)[audience.shape]
-        let row = try connection.preparedQuery(statement, parameters + audience.lists).first
+        let statement = (message.spreadSeconds > 0 ? AudienceStatements.makeSpreadChunks : AudienceStatements.makeChunks)[audience.shape, message.platforms]
+        let row = try connection.preparedQuery(statement, parameters + environment + audience.lists).first
         return Slice(devices: try row?.int("devices") ?? 0, chunks: try row?.int("chunks") ?? 0,
                      lastDeviceID: row?["last"].flatMap { Int64($0) })
     }

@@ -10,7 +10,7 @@ struct ChunkQueue: Sendable {
     let leaseSeconds: Int
 
     /// Leases the next ready chunk of a lane, skipping those whose credential is broken (the
-    /// app's for the message's environment).
+    /// app's APNs one for the message's environment, or its FCM one for Android chunks).
     ///
     /// Targeted chunks go oldest first. Broadcast chunks go round-robin over apps: the next
     /// app id after `afterApp` first, then around, and within an app the oldest message first.
@@ -20,7 +20,8 @@ struct ChunkQueue: Sendable {
         // The targeted lane's rows also read the chunk's devices (`LeaseStatements.leasedRows`).
         guard let row = rows.first(where: { $0["chunk_id"] != nil }) else { return nil }
         return LeasedChunk(id: Int64(try row.int("chunk_id")), messageID: Int64(try row.int("message_id")),
-                           appID: Int64(try row.int("app_id")), lane: lane, leases: try row.int("leases"))
+                           appID: Int64(try row.int("app_id")), lane: lane, leases: try row.int("leases"),
+                           platform: try row.value("platform"))
     }
 
     /// Gives a chunk back, to be leased again after `delay` (retries, a paused app).

@@ -36,8 +36,11 @@ public struct ChunkRun: Sendable {
     private var finished: [Outcome] = []
     /// Retries recorded since the last `takeOutcomes()` (the message's `retry_count`).
     public private(set) var retries = 0
-    /// Set once APNs refused the app's credential: the reason.
+    /// Set once APNs or FCM refused the app's credential: the reason.
     public private(set) var brokenCredential: String?
+    /// The longest wait the service asked for (FCM's `Retry-After`) among the retries of the
+    /// last round.
+    public private(set) var retryAfter: Duration?
 
     public init(targets: [Target]) {
         waiting = targets
@@ -51,6 +54,7 @@ public struct ChunkRun: Sendable {
         guard brokenCredential == nil else { return [] }
         let round = waiting
         waiting = []
+        retryAfter = nil
         for target in round { attempts[target.deviceID, default: 0] += 1 }
         return round
     }
@@ -67,6 +71,10 @@ public struct ChunkRun: Sendable {
         case .retry:
             retries += 1
             waiting.append(target)
+        case .retryNotBefore(let delay):
+            retries += 1
+            waiting.append(target)
+            retryAfter = max(retryAfter ?? .zero, delay)
         case .credentialBroken(let reason):
             if brokenCredential == nil { brokenCredential = reason }
             // Not the device's fault: this attempt does not count.

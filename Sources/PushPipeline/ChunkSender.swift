@@ -1,4 +1,5 @@
 import APNSClient
+import FCMClient
 import Foundation
 import PostgresStore
 import PushCore
@@ -6,10 +7,10 @@ import RelayCore
 import Synchronization
 
 /// Sends one leased chunk: the executor of its `ChunkLifecycle`. It loads the chunk's devices
-/// that have no outcome yet, the message and the app's credential, and performs what the
-/// lifecycle decides, each in turn: prepare the notification and the client, reserve the
-/// badges, send a round, write its outcomes, back off, pause the credential, give the chunk
-/// back to the queue.
+/// that have no outcome yet, the message and the app's credential for the chunk's platform,
+/// and performs what the lifecycle decides, each in turn: prepare the notification (APNs) or
+/// message (FCM) and the client, reserve the badges, send a round, write its outcomes, back
+/// off, pause the credential, give the chunk back to the queue.
 ///
 /// The lifecycle's time comes from `clock`. The lease's heartbeat (`LeaseKeeper`) and the wait
 /// for a database that went away keep real time: the lease runs out on PostgreSQL's clock.
@@ -25,7 +26,8 @@ struct ChunkSender: Sendable {
     let clock: any PipelineClock
     let logger: Logger
     let metrics: MetricsRegistry
-    private let prepared = PreparedCache()
+    private let prepared = PreparedCache<PreparedNotification>()
+    private let preparedFCM = PreparedCache<PreparedFCMMessage>()
 
     init(pool: PostgresPool, queue: ChunkQueue, leases: LeaseKeeper, writer: OutcomeWriter, senders: SenderCache, backoff: Backoff,
          roundsPerLease: Int, retryPacer: RetryPacer, clock: any PipelineClock, logger: Logger, metrics: MetricsRegistry = .shared) {
@@ -42,11 +44,22 @@ struct ChunkSender: Sendable {
         self.logger = logger
     }
 
-    /// What a chunk's rounds are sent with.
-    struct Delivery: Sendable {
-        var notification: PreparedNotification
-        var sender: any NotificationSender
-        var appKey: String
+    /// What a chunk's rounds are sent with: the message's notification and the app's APNs
+    /// client for an iOS chunk, its FCM message and FCM client for an Android one.
+    enum Delivery: Sendable {
+        case apns(PreparedNotification, any NotificationSender, appKey: String)
+        case fcm(PreparedFCMMessage, any FCMSender, appKey: String)
+
+        var appKey: String {
+            switch self {
+            case .apns(_, _, let appKey), .fcm(_, _, let appKey): appKey
+            }
+        }
+
+        /// The badge change to store before sending (APNs only: FCM messages carry none).
+        var badge: BadgeChange? {
+            if case .apns(let notification, _, _) = self { notification.badge } else { nil }
+        }
     }
 
     /// Sends `chunk`; `loaded` is what was read with its lease, if it was (a targeted chunk's
@@ -73,11 +86,11 @@ struct ChunkSender: Sendable {
         var action = lifecycle.loaded(loaded, now: clock.now)
         while true {
             switch action {
-            case .prepareDelivery(let credential, let environment):
-                action = lifecycle.deliveryPrepared(prepareDelivery(chunk, loaded: loaded, credential: credential, environment: environment))
+            case .prepareDelivery(let credential):
+                action = lifecycle.deliveryPrepared(prepareDelivery(chunk, loaded: loaded, credential: credential))
             case .reserveBadges(let targets, let delivery):
                 let reserved = try await surviving(chunk) {
-                    try await BadgeReservation.apply(delivery.notification.badge, to: targets, appID: chunk.appID, pool: pool,
+                    try await BadgeReservation.apply(delivery.badge, to: targets, appID: chunk.appID, pool: pool,
                                                      priority: chunk.priority)
                 }
                 action = lifecycle.badgesReserved(reserved, now: clock.now)
@@ -139,30 +152,27 @@ struct ChunkSender: Sendable {
         return written
     }
 
-    /// The message's notification for the credential's topic, and the client of the
-    /// credential in the chunk's environment.
-    private func prepareDelivery(_ chunk: LeasedChunk, loaded: LoadedChunk, credential: AppCredential,
-                                 environment: String) -> ChunkLifecycle<Delivery>.Prepared {
-        guard let notification = preparedNotification(chunk, loaded: loaded, topic: credential.topic) else { return .invalidBody }
+    /// The message's notification for an APNs credential's topic and the client of the
+    /// credential in its environment, or the message's FCM message and the app's FCM client.
+    private func prepareDelivery(_ chunk: LeasedChunk, loaded: LoadedChunk, credential: ChunkCredential) -> ChunkLifecycle<Delivery>.Prepared {
         do {
-            let sender = try senders.sender(for: credential, environment: environment)
-            return .ready(Delivery(notification: notification, sender: sender, appKey: credential.appKey))
+            switch credential {
+            case .apns(let apns):
+                let notification = prepared.value(messageID: chunk.messageID, variant: apns.topic, body: loaded.body) { request, msgID in
+                    try APNSPayloadBuilder.prepare(request, msgID: msgID, topic: apns.topic, acceptedAt: loaded.acceptedAt, collapseID: loaded.collapseID)
+                }
+                guard let notification else { return .invalidBody }
+                return .ready(.apns(notification, try senders.sender(for: apns, environment: apns.environment), appKey: apns.appKey))
+            case .fcm(let fcm):
+                let message = preparedFCM.value(messageID: chunk.messageID, variant: "", body: loaded.body) { request, msgID in
+                    try FCMPayloadBuilder.prepare(request, msgID: msgID, acceptedAt: loaded.acceptedAt, collapseID: loaded.collapseID)
+                }
+                guard let message else { return .invalidBody }
+                return .ready(.fcm(message, try senders.sender(for: fcm), appKey: fcm.appKey))
+            }
         } catch {
             return .senderUnusable("\(error)")
         }
-    }
-
-    /// The message's notification for `topic`, built once per message (`PreparedCache`); nil when
-    /// the stored body makes none.
-    private func preparedNotification(_ chunk: LeasedChunk, loaded: LoadedChunk, topic: String) -> PreparedNotification? {
-        if let cached = prepared.get(messageID: chunk.messageID, topic: topic) { return cached }
-        guard let msgID = MessageID(rawValue: chunk.messageID),
-              let request = try? PushRequest.parse(Array(loaded.body.utf8)),
-              let notification = try? APNSPayloadBuilder.prepare(request, msgID: msgID, topic: topic, acceptedAt: loaded.acceptedAt,
-                                                                 collapseID: loaded.collapseID)
-        else { return nil }
-        prepared.put(notification, messageID: chunk.messageID, topic: topic)
-        return notification
     }
 
     /// Adds a written batch to the metrics: outcomes, dead tokens and retries of the app.
@@ -177,19 +187,32 @@ struct ChunkSender: Sendable {
         if retries > 0 { metrics.increment(RelayMetrics.retries, ["app_key": app], by: Double(retries)) }
     }
 
-    /// Sends a round's notifications as one batch (the client bounds what is in flight) and
-    /// pairs each result with its target. The targeted lane's go ahead of the broadcasts'
-    /// waiting in the same client (the same app's).
+    /// Sends a round's notifications (or FCM messages) as one batch (the client bounds what is
+    /// in flight) and pairs each result with its target. The targeted lane's go ahead of the
+    /// broadcasts' waiting in the same client (the same app's).
     private func sendRound(_ targets: [ChunkRun.Target], delivery: Delivery, lane: Lane) async -> [(ChunkRun.Target, DeliveryStep)] {
-        let app = metrics.bounded("app_key", delivery.appKey)
+        switch delivery {
+        case .apns(let notification, let sender, let appKey):
+            return await sendRound(targets, notification: notification, sender: sender, appKey: appKey, lane: lane)
+        case .fcm(let message, let sender, _):
+            let messages = targets.map { FCMMessage(token: $0.token, message: message.message, expiration: message.expiration) }
+            let results = await sender.send(messages, urgent: lane == .targeted)
+            return zip(targets, results).map { target, result in (target, DeliveryStep(result)) }
+        }
+    }
+
+    /// An APNs round, its answers counted in the metrics by kind.
+    private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender, appKey: String,
+                           lane: Lane) async -> [(ChunkRun.Target, DeliveryStep)] {
+        let app = metrics.bounded("app_key", appKey)
         let notifications = targets.map { target in
-            let built = delivery.notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge)
+            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge)
             return APNSNotification(
                 deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
                 priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
                 collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
         }
-        let results = await delivery.sender.send(notifications, urgent: lane == .targeted)
+        let results = await sender.send(notifications, urgent: lane == .targeted)
         // Counted per kind of answer, not per device: a round is mostly one kind.
         var accepted = 0
         var answers: [APNSResponseLabels.Answer: Int] = [:]
@@ -204,17 +227,18 @@ struct ChunkSender: Sendable {
         return steps
     }
 
-    /// Marks the credential broken: the chunks of its app and environment wait for a new one.
-    private func pause(_ credential: AppCredential, _ problem: ChunkLifecycle<Delivery>.CredentialProblem,
+    /// Marks the credential broken: the chunks it sends (its app's to its APNs environment,
+    /// or to Android) wait for a new one.
+    private func pause(_ credential: ChunkCredential, _ problem: ChunkLifecycle<Delivery>.CredentialProblem,
                        chunk: LeasedChunk) async throws {
         switch problem {
         case .unusable(let error):
-            logger.error("the app's APNs credential cannot be used; its deliveries to this environment pause", [
-                "app_id": String(chunk.appID), "environment": credential.environment, "error": error,
+            logger.error("the app's credential cannot be used; its deliveries through this service pause", [
+                "app_id": String(chunk.appID), "service": credential.service, "error": error,
             ])
         case .refused(let reason):
-            logger.error("APNs refused the app's credential; its deliveries to this environment pause until a new one is uploaded", [
-                "app_id": String(chunk.appID), "environment": credential.environment, "reason": reason,
+            logger.error("the service refused the app's credential; its deliveries through it pause until a new one is uploaded", [
+                "app_id": String(chunk.appID), "service": credential.service, "reason": reason,
             ])
         }
         try await surviving(chunk) {
@@ -227,25 +251,30 @@ struct ChunkSender: Sendable {
     }
 }
 
-/// Prepared notifications of recent messages (the JSON work is done once per message, not
-/// once per chunk); bounded.
-final class PreparedCache: Sendable {
+/// Prepared notifications (or FCM messages) of recent messages (the JSON work is done once
+/// per message, not once per chunk); bounded.
+final class PreparedCache<Value: Sendable>: Sendable {
     private struct Key: Hashable {
         var messageID: Int64
-        var topic: String
+        /// What else it was prepared for (an APNs topic).
+        var variant: String
     }
 
-    private let entries = Mutex<[Key: PreparedNotification]>([:])
+    private let entries = Mutex<[Key: Value]>([:])
     private let limit = 256
 
-    func get(messageID: Int64, topic: String) -> PreparedNotification? {
-        entries.withLock { $0[Key(messageID: messageID, topic: topic)] }
-    }
-
-    func put(_ notification: PreparedNotification, messageID: Int64, topic: String) {
+    /// The message's value: cached, else built by `prepare` from the request its stored
+    /// `body` parses to; nil when the body makes none.
+    func value(messageID: Int64, variant: String, body: String, prepare: (PushRequest, MessageID) throws -> Value) -> Value? {
+        let key = Key(messageID: messageID, variant: variant)
+        if let cached = entries.withLock({ $0[key] }) { return cached }
+        guard let msgID = MessageID(rawValue: messageID), let request = try? PushRequest.parse(Array(body.utf8)),
+              let value = try? prepare(request, msgID)
+        else { return nil }
         entries.withLock { entries in
             if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
-            entries[Key(messageID: messageID, topic: topic)] = notification
+            entries[key] = value
         }
+        return value
     }
 }

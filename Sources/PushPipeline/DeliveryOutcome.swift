@@ -1,4 +1,5 @@
 import APNSClient
+import FCMClient
 import Foundation
 
 /// The outcome recorded for one (message, device), as the `deliveries` table spells it (`sent`
@@ -17,7 +18,7 @@ public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What to do with one device after one attempt: the APNs contract's table (`APNSAction`)
-/// turned into the pipeline's terms.
+/// and FCM's (`FCMAction`) turned into the pipeline's terms.
 public enum DeliveryStep: Sendable, Hashable {
     /// Record this outcome (with an APNs reason or one of ours) and stop.
     case record(DeliveryOutcome, reason: String?)
@@ -26,7 +27,9 @@ public enum DeliveryStep: Sendable, Hashable {
     case invalidate(reason: String, since: Date?)
     /// Send again later, with backoff.
     case retry
-    /// The app's credential was refused: stop sending for this app, keep the device for later.
+    /// Send again later, with backoff but not before this (FCM's `Retry-After`).
+    case retryNotBefore(Duration)
+    /// The app's credential was refused: stop sending with it, keep the device for later.
     case credentialBroken(reason: String)
 
     public init(_ result: APNSResult) {
@@ -48,6 +51,32 @@ public enum DeliveryStep: Sendable, Hashable {
             self = .credentialBroken(reason: apnsReason.description)
         case .refreshTokenAndRetry, .retryWithBackoff, .retryOnNewConnection, .keepTokenRetryLater:
             self = .retry
+        }
+    }
+}
+
+extension DeliveryStep {
+    /// FCM's answer: a dead or malformed token (`UNREGISTERED`, `INVALID_ARGUMENT` about the
+    /// token, `SENDER_ID_MISMATCH`) is invalidated unless the device registered again after
+    /// the send (FCM gives no timestamp); a refused service account pauses the app's Android
+    /// chunks; payload errors fail the device with FCM's reason.
+    public init(_ result: FCMResult) {
+        if case .failed(.transport(.expired)) = result {
+            self = .record(.expired, reason: "Expired")
+            return
+        }
+        switch FCMAction(for: result) {
+        case .sent:
+            self = .record(.sent, reason: nil)
+        case .invalidateToken(let reason):
+            self = .invalidate(reason: reason, since: nil)
+        case .retry(let after):
+            // At most a day: the message's expiry bounds the wait anyway.
+            self = after.map { .retryNotBefore(.milliseconds(Int64((min(max($0, 0), 86_400) * 1000).rounded(.up)))) } ?? .retry
+        case .credentialsBroken(let reason):
+            self = .credentialBroken(reason: reason)
+        case .failMessage(let reason):
+            self = .record(.failed, reason: reason)
         }
     }
 }

@@ -9,6 +9,8 @@ struct LeasedChunk: Sendable, Equatable {
     var lane: Lane
     /// Leases taken so far, this one included; more than one means a re-send.
     var leases: Int
+    /// Its devices' platform: what it is sent through.
+    var platform = ChunkPlatform.ios
     /// Outcome writes of the chunk this holder has seen succeed. The chunk's row counts every
     /// write that commits: a count higher than this is a write whose success was lost with its
     /// connection (OutcomeWriter).

@@ -2,8 +2,9 @@ import Foundation
 import PostgresStore
 import PushCore
 
-/// What a leased chunk needs from the database to be sent: its message, the app's APNs
-/// credential for the message's environment and its devices, each classified as sendable or not.
+/// What a leased chunk needs from the database to be sent: its message, the app's credential
+/// for the chunk's platform (APNs for the message's environment, or FCM) and its devices, each
+/// classified as sendable or not.
 struct LoadedChunk: Sendable {
     var messageState: MessageState
     var body: String
@@ -13,18 +14,18 @@ struct LoadedChunk: Sendable {
     /// The message's `apns-collapse-id` (`CollapseID`); nil for a message stored before
     /// migration 0035.
     var collapseID: String?
-    var credential: AppCredential?
+    var credential: ChunkCredential?
     var targets: [ChunkRun.Target]
-    /// Devices that cannot be sent to (deleted, inactive, moved environment).
+    /// Devices that cannot be sent to (deleted, inactive, moved environment or platform).
     var unsendable: [ChunkRun.Outcome]
 
     /// Reads a leased chunk: its message with the credential, then its devices.
     static func read(_ chunk: LeasedChunk, on connection: PostgresConnection) throws -> LoadedChunk {
-        guard let context = try connection.preparedQuery(LeaseStatements.chunkContext, [chunk.messageID]).first else {
+        guard let context = try connection.preparedQuery(LeaseStatements.chunkContext, [chunk.messageID, chunk.platform.rawValue]).first else {
             throw PostgresError.protocolViolation("chunk \(chunk.id) has no message")
         }
-        let devices = try devices(of: chunk, environment: try context.string("environment"), on: connection)
-        return try LoadedChunk(context: context, appID: chunk.appID, devices: devices)
+        let devices = try devices(of: chunk, environment: deviceEnvironment(chunk.platform, context), on: connection)
+        return try LoadedChunk(context: context, chunk: chunk, devices: devices)
     }
 
     /// Leases the targeted lane's oldest ready chunk (whose credential is not broken) and reads
@@ -40,31 +41,38 @@ struct LoadedChunk: Sendable {
     static func leased(from rows: [PostgresRow], on connection: PostgresConnection) throws -> (LeasedChunk, LoadedChunk)? {
         guard let context = rows.first(where: { $0["chunk_id"] != nil }) else { return nil }
         let chunk = LeasedChunk(id: Int64(try context.int("chunk_id")), messageID: Int64(try context.int("message_id")),
-                                appID: Int64(try context.int("app_id")), lane: .targeted, leases: try context.int("leases"))
+                                appID: Int64(try context.int("app_id")), lane: .targeted, leases: try context.int("leases"),
+                                platform: try context.value("platform"))
         let devices = try classify(ids: try unrecorded(try context.bigints("ids"), of: chunk, on: connection),
                                    found: rows.filter { $0["chunk_id"] == nil },
-                                   environment: try context.string("environment"))
-        return (chunk, try LoadedChunk(context: context, appID: chunk.appID, devices: devices))
+                                   environment: deviceEnvironment(chunk.platform, context))
+        return (chunk, try LoadedChunk(context: context, chunk: chunk, devices: devices))
     }
 }
 
 // The reading, in an extension: the memberwise initializer stays (tests build chunks with it).
 extension LoadedChunk {
-    private init(context: PostgresRow, appID: Int64, devices: (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome])) throws {
+    private init(context: PostgresRow, chunk: LeasedChunk, devices: (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome])) throws {
         messageState = try context.value("state")
         body = try context.string("body")
         environment = try context.string("environment")
         acceptedAt = try context.int("accepted_at")
         expiresAt = try context.date("expires_at")
         collapseID = context["collapse_id"]
-        credential = try context.bool("has_credential") ? try AppCredential(row: context, appID: appID) : nil
+        credential = try ChunkCredential(row: context, appID: chunk.appID, platform: chunk.platform)
         (targets, unsendable) = devices
     }
 
+    /// The environment a chunk's devices must still have: the message's for iOS, none
+    /// (NULL) for Android.
+    private static func deviceEnvironment(_ platform: ChunkPlatform, _ context: PostgresRow) throws -> String? {
+        platform == .ios ? try context.string("environment") : nil
+    }
+
     /// The chunk's devices that can be sent to, and an outcome for each that cannot (deleted,
-    /// inactive, moved to the other environment). A re-leased chunk reads only the devices
-    /// without an outcome yet.
-    static func devices(of chunk: LeasedChunk, environment: String, on connection: PostgresConnection) throws
+    /// inactive, moved to the other environment or platform: `environment` is nil for an
+    /// Android chunk). A re-leased chunk reads only the devices without an outcome yet.
+    static func devices(of chunk: LeasedChunk, environment: String?, on connection: PostgresConnection) throws
         -> (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome]) {
         let rows = Array(try connection.preparedQuery(LeaseStatements.chunkDevices, [chunk.id]))
         // No row at all: the chunk is gone (its app was deleted), nothing to send.
@@ -77,7 +85,7 @@ extension LoadedChunk {
     /// badge, device_environment, active`; rows of other ids are ignored): an id without a
     /// row was deleted. Paired here rather than by a join in SQL, which cost PostgreSQL more
     /// than the read itself (~1 ms per 2,000 devices).
-    private static func classify(ids: [Int64], found rows: [PostgresRow], environment: String) throws
+    private static func classify(ids: [Int64], found rows: [PostgresRow], environment: String?) throws
         -> (targets: [ChunkRun.Target], unsendable: [ChunkRun.Outcome]) {
         var found: [Int64: PostgresRow] = [:]
         found.reserveCapacity(rows.count)

@@ -90,7 +90,7 @@ public final class MessageStore: Sendable {
         let pending = submissions.map { submission in
             let request = submission.request
             return Pending(submission: submission,
-                           handoff: request.deliversToIOS && request.audience.isTargeted ? handoffs?.reserveHandoff() : nil)
+                           handoff: AudiencePlatforms(request) != nil && request.audience.isTargeted ? handoffs?.reserveHandoff() : nil)
         }
         let results = await accepts.write(pending)
         // A reserved slot gets its chunk only now, the transaction committed (on this task:
@@ -197,8 +197,9 @@ public final class MessageStore: Sendable {
             let overridden = try request.options.overrideMsgID.map { try MessageStore.collapseID(of: $0, appID: appID, on: connection) }
             let collapseID = CollapseID.of(request.options, msgID: id, overridden: overridden)
             // One statement whatever the audience (each statement is a round trip before the push
-            // is answered and a worker wakes): the message row, and for iOS the audience check,
-            // a targeted push's chunks and the notification, all or nothing.
+            // is answered and a worker wakes): the message row, and for the platforms delivered
+            // to (iOS, Android) the audience check, a targeted push's chunks and the
+            // notification, all or nothing.
             let message: [(any PostgresBindable)?] = [
                 id.rawValue, appID, request.cid, request.options.sendno, body, environment, lane, now,
                 now + QueueDeadline.seconds(timeToLive: request.options.timeToLive), bigPush, now + bigPush, collapseID,
@@ -206,19 +207,21 @@ public final class MessageStore: Sendable {
             let audience = AudienceCondition(request.audience)
             let slice: [(any PostgresBindable)?] = [chunkMaker.chunkSize, Int64(0), inlineLimit]
             let (statement, parameters): (SQLStatement, [(any PostgresBindable)?]) =
-                if !request.deliversToIOS {
+                if let platforms = AudiencePlatforms(request) {
+                    if !request.audience.isTargeted {
+                        // Workers cut a broadcast into chunks; here only whether anyone is in it.
+                        (AudienceStatements.acceptBroadcast[audience.shape, platforms], message + audience.lists)
+                    } else if let handoff {
+                        // A push of one chunk is leased to the local worker, and read for it: no NOTIFY.
+                        (AudienceStatements.acceptTargetedHandoff[audience.shape, platforms],
+                         message + slice + [handoff.owner, Double(handoff.leaseSeconds)] + audience.lists)
+                    } else {
+                        // Cut into chunks now (at most `inlineLimit` devices; the resolvers take the rest).
+                        (AudienceStatements.acceptTargeted[audience.shape, platforms], message + slice + audience.lists)
+                    }
+                } else {
                     // Accepted, nothing to deliver on this relay.
                     (AudienceStatements.acceptUndelivered, message)
-                } else if !request.audience.isTargeted {
-                    // Workers cut a broadcast into chunks; here only whether anyone is in it.
-                    (AudienceStatements.acceptBroadcast[audience.shape], message + audience.lists)
-                } else if let handoff {
-                    // A push of one chunk is leased to the local worker, and read for it: no NOTIFY.
-                    (AudienceStatements.acceptTargetedHandoff[audience.shape],
-                     message + slice + [handoff.owner, Double(handoff.leaseSeconds)] + audience.lists)
-                } else {
-                    // Cut into chunks now (at most `inlineLimit` devices; the resolvers take the rest).
-                    (AudienceStatements.acceptTargeted[audience.shape], message + slice + audience.lists)
                 }
             let rows = Array(try connection.preparedQuery(statement, parameters))
             let row = rows.first

@@ -1,4 +1,6 @@
 import APNSClient
+import FCMClient
+import Foundation
 import RelayCore
 import RelayCrypto
 
@@ -14,6 +16,13 @@ public protocol NotificationSender: Sendable {
 
 extension NotificationSender {
     public var statistics: APNSClientStatistics? { nil }
+}
+
+/// What the pipeline needs from an app's FCM client: send a round's messages (one per
+/// device), get each one's result in the same order; `urgent` ones go first.
+public protocol FCMSender: Sendable {
+    func send(_ messages: [FCMMessage], urgent: Bool) async -> [FCMResult]
+    func shutdown() async
 }
 
 /// `APNSClient`'s batch `send` as a `NotificationSender`: a chunk reaches the client's loop
@@ -36,9 +45,9 @@ extension APNSClientSender {
     /// Builds an APNs client per credential, to the configured endpoints, with the secret
     /// opened by `box`; the clients share provider tokens, TLS sessions and the bound on
     /// connections (`apnsMaxConnectionsTotal`).
-    static func make(configuration: PipelineConfiguration, box: SecretBox, logger: Logger) -> SenderCache.MakeSender {
-        let resources = APNSClientResources(maxConnections: configuration.apnsMaxConnectionsTotal)
-        return { credential, environment in
+    static func make(configuration: PipelineConfiguration, box: SecretBox, logger: Logger,
+                     resources: APNSClientResources) -> SenderCache.MakeSender {
+        { credential, environment in
             var clientConfiguration = try APNSClientConfiguration(
                 endpoint: configuration.url(for: environment), authentication: credential.authentication(box: box),
                 caFile: configuration.caFile)
@@ -50,6 +59,37 @@ extension APNSClientSender {
             return APNSClientSender(client: try APNSClient(
                 configuration: clientConfiguration, logger: logger.with(["app_key": credential.appKey, "environment": environment]),
                 resources: resources))
+        }
+    }
+}
+
+/// `FCMClient` as an `FCMSender`.
+struct FCMClientSender: FCMSender {
+    let client: FCMClient
+
+    func send(_ messages: [FCMMessage], urgent: Bool) async -> [FCMResult] {
+        await client.send(messages, urgent: urgent)
+    }
+
+    func shutdown() async {
+        await client.shutdown()
+    }
+}
+
+extension FCMClientSender {
+    /// Builds an FCM client per service account, to the configured endpoint
+    /// (`PUSHRELAY_FCM_URL`), sharing the APNs clients' bound on connections and TLS sessions
+    /// (`resources`), with the APNs clients' bounds on connections and requests in flight.
+    static func make(configuration: PipelineConfiguration, box: SecretBox, logger: Logger,
+                     resources: APNSClientResources) -> SenderCache.MakeFCMSender {
+        { credential in
+            var clientConfiguration = FCMClientConfiguration(endpoint: configuration.fcmURL, caFile: configuration.fcmCAFile)
+            clientConfiguration.maxConnections = max(configuration.apnsConnections, configuration.apnsMaxConnections)
+            clientConfiguration.maxInFlight = configuration.apnsMaxInFlight
+            clientConfiguration.idleTimeout = configuration.apnsIdleTimeout
+            return FCMClientSender(client: try FCMClient(
+                configuration: clientConfiguration, account: try credential.account(box: box),
+                logger: logger.with(["app_key": credential.appKey]), resources: resources))
         }
     }
 }

@@ -1,3 +1,4 @@
+import FCMClient
 import Foundation
 import RelayCore
 
@@ -8,6 +9,9 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var productionURL = URL(string: "https://api.push.apple.com")!
     public var sandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
     public var caFile: String?
+    /// FCM's endpoint (the simulator's in development and tests) and an extra trusted CA for it.
+    public var fcmURL = FCMClientConfiguration.productionURL
+    public var fcmCAFile: String?
     /// Broadcast (and tag) chunks one worker sends at once, and targeted chunks beside them.
     public var slots: Int
     public var targetedSlots: Int
@@ -77,6 +81,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "the most APNs requests in flight per app and environment: the window starts at 2000 and follows rate × round trip up to this (default 32000)"),
         ("PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS", "an app's APNs connection without a request for this long is closed, and its client dropped (default 300)"),
         ("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", "APNs connections of a worker over every app, shared fairly among the apps with work when reached (default a fifth of the open-file limit)"),
+        ("PUSHRELAY_FCM_URL", "FCM's endpoint, https://host[:port] (default https://fcm.googleapis.com; the simulator's in development)"),
+        ("PUSHRELAY_FCM_CA_FILE", "PEM CA file trusted for FCM and the service accounts' token endpoints besides the system CAs (e.g. fcm-sim's certificate)"),
         ("PUSHRELAY_RETRY_ROUNDS", "retry rounds of one app's chunks a worker starts a second; more wait in the queue, so one app's failures never hold the slots of the others (default 10)"),
     ]
 
@@ -113,6 +119,14 @@ public struct PipelineConfiguration: Sendable, Equatable {
         if let count = try number("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", in: 1...1_000_000) { configuration.apnsMaxConnectionsTotal = count }
         if let days = try number("PUSHRELAY_RETENTION_DAYS", in: 1...3650) { configuration.retentionDays = days }
         if let rounds = try number("PUSHRELAY_RETRY_ROUNDS", in: 1...10_000) { configuration.retryRounds = rounds }
+        if let raw = value("PUSHRELAY_FCM_URL") {
+            do {
+                configuration.fcmURL = try RelayConfiguration.parseAPNSURL("PUSHRELAY_FCM_URL", raw)
+            } catch {
+                throw Error(description: error.description)
+            }
+        }
+        configuration.fcmCAFile = value("PUSHRELAY_FCM_CA_FILE")
         return configuration
     }
 

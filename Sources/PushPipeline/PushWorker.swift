@@ -46,15 +46,21 @@ public final class PushWorker: HandoffReceiver {
     public convenience init(pool: PostgresPool, connectionString: String, secretBox: SecretBox, configuration: PipelineConfiguration,
                             logger: Logger, metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock(),
                             liveness: Liveness? = nil) {
+        // APNs and FCM clients share the bound on connections and the TLS sessions.
+        let resources = APNSClientResources(maxConnections: configuration.apnsMaxConnectionsTotal)
+        let logger = logger.with(["component": "worker"])
         self.init(pool: pool, connectionString: connectionString, configuration: configuration, logger: logger, metrics: metrics,
-                  clock: clock, liveness: liveness, makeSender: APNSClientSender.make(configuration: configuration, box: secretBox,
-                                                                  logger: logger.with(["component": "worker"])))
+                  clock: clock, liveness: liveness,
+                  makeSender: APNSClientSender.make(configuration: configuration, box: secretBox, logger: logger, resources: resources),
+                  makeFCMSender: FCMClientSender.make(configuration: configuration, box: secretBox, logger: logger, resources: resources))
     }
 
-    /// - Parameter makeSender: builds the client of each app's credential (APNs clients, or fakes in tests).
+    /// - Parameters:
+    ///   - makeSender: builds the APNs client of each app's credential (or fakes in tests).
+    ///   - makeFCMSender: builds the FCM client of each app's service account; nil: none.
     init(pool: PostgresPool, connectionString: String, configuration: PipelineConfiguration, logger: Logger,
          metrics: MetricsRegistry = .shared, clock: any PipelineClock = SystemClock(), liveness: Liveness? = nil,
-         makeSender: @escaping SenderCache.MakeSender) {
+         makeSender: @escaping SenderCache.MakeSender, makeFCMSender: SenderCache.MakeFCMSender? = nil) {
         let owner = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let logger = logger.with(["component": "worker"])
         self.pool = pool
@@ -67,7 +73,8 @@ public final class PushWorker: HandoffReceiver {
         queue = ChunkQueue(pool: pool, owner: owner, leaseSeconds: configuration.leaseSeconds)
         let chunkMaker = ChunkMaker(chunkSize: configuration.chunkSize)
         resolver = AudienceResolver(pool: pool, chunkMaker: chunkMaker, sliceSize: configuration.chunkSize * 20)
-        senders = SenderCache(idleAfter: .seconds(configuration.apnsIdleTimeout), clock: clock, makeSender: makeSender)
+        senders = SenderCache(idleAfter: .seconds(configuration.apnsIdleTimeout), clock: clock, makeSender: makeSender,
+                              makeFCMSender: makeFCMSender)
         leases = LeaseKeeper(queue: queue)
         chunkSender = ChunkSender(
             pool: pool, queue: queue, leases: leases, writer: OutcomeWriter(pool: pool, owner: owner), senders: senders,

@@ -196,7 +196,8 @@ public struct RelayConfiguration: Sendable, Equatable {
 
     /// `https://host[:port]`, nothing after the authority but an optional `/`: the client
     /// builds every path itself.
-    static func parseAPNSURL(_ name: String, _ raw: String) throws(Error) -> URL {
+    /// A push service's endpoint (APNs', FCM's): https://host[:port], nothing more.
+    public static func parseAPNSURL(_ name: String, _ raw: String) throws(Error) -> URL {
         let invalid = Error(description: "\(name) must be https://host[:port] (e.g. https://127.0.0.1:2197), got \"\(raw)\"")
         guard let components = URLComponents(string: raw), components.scheme?.lowercased() == "https",
               let host = components.host, !host.isEmpty, components.user == nil, components.password == nil,

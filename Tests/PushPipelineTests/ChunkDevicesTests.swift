@@ -113,8 +113,9 @@ import TestSupport
             #expect(chunk.lane == .targeted && chunk.leases == 2)
             #expect(loaded.messageState == .sending && loaded.body == #"{"x":1}"# && loaded.environment == "production")
             #expect(loaded.acceptedAt == 5)
-            #expect(loaded.credential?.topic == "com.example.app" && loaded.credential?.isBroken == false)
-            #expect(loaded.credential?.sealedSecret == [1, 2])
+            guard case .apns(let credential)? = loaded.credential else { throw HarnessError("an APNs credential, got \(String(describing: loaded.credential))") }
+            #expect(credential.topic == "com.example.app" && !credential.isBroken)
+            #expect(credential.sealedSecret == [1, 2])
             #expect(loaded.targets.map(\.deviceID) == [ids[2]], "the devices with an outcome are not read again")
             #expect(loaded.unsendable.map(\.deviceID) == [999_999_999] && loaded.unsendable.first?.reason == "DeviceDeleted")
             let row = try await pool.query("SELECT state, lease_owner FROM push_chunks WHERE id = $1", [chunk.id]).first!

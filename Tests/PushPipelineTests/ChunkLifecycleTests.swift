@@ -19,7 +19,7 @@ import Testing
     private func chunk(_ state: MessageState = .sending, expiresIn ttl: TimeInterval = 60, credential: AppCredential?? = .none,
                        targets: [ChunkRun.Target]? = nil, unsendable: [ChunkRun.Outcome] = []) -> LoadedChunk {
         LoadedChunk(messageState: state, body: "{}", environment: "production", acceptedAt: Int(t0.timeIntervalSince1970),
-                    expiresAt: t0.addingTimeInterval(ttl), collapseID: nil, credential: credential ?? self.credential,
+                    expiresAt: t0.addingTimeInterval(ttl), collapseID: nil, credential: (credential ?? self.credential).map(ChunkCredential.apns),
                     targets: targets ?? [a, b], unsendable: unsendable)
     }
 
@@ -38,7 +38,7 @@ import Testing
     /// A lifecycle of `chunk` up to its first round's send.
     private func sending(_ loaded: LoadedChunk, roundsPerLease: Int = 4) -> Lifecycle {
         var lifecycle = lifecycle(roundsPerLease: roundsPerLease)
-        #expect(lifecycle.loaded(loaded, now: t0) == .prepareDelivery(credential, environment: "production"))
+        #expect(lifecycle.loaded(loaded, now: t0) == .prepareDelivery(.apns(credential)))
         #expect(lifecycle.deliveryPrepared(.ready("client")) == .reserveBadges(loaded.targets, "client"))
         #expect(lifecycle.badgesReserved(loaded.targets, now: t0) == .send(loaded.targets, "client"))
         return lifecycle
@@ -82,7 +82,7 @@ import Testing
     @Test func aCredentialThatMakesNoClientIsPausedAndTheChunkGoesBack() {
         var lifecycle = lifecycle()
         _ = lifecycle.loaded(chunk(), now: t0)
-        #expect(lifecycle.deliveryPrepared(.senderUnusable("bad key")) == .pauseCredential(credential, .unusable("bad key")))
+        #expect(lifecycle.deliveryPrepared(.senderUnusable("bad key")) == .pauseCredential(.apns(credential), .unusable("bad key")))
         #expect(Lifecycle.CredentialProblem.unusable("bad key").reason == "CredentialUnusable")
         #expect(lifecycle.credentialPaused() == .release(after: .zero))
     }
@@ -116,7 +116,7 @@ import Testing
         let record = lifecycle.answered([(a, .record(.sent, reason: nil)), (b, .credentialBroken(reason: "InvalidProviderToken"))])
         #expect(record == .record(batch([ChunkRun.Outcome(deviceID: 1, outcome: .sent, reason: nil, attempts: 1)], at: t0, complete: false),
                                   "client"))
-        #expect(lifecycle.written(.sending) == .pauseCredential(credential, .refused("InvalidProviderToken")))
+        #expect(lifecycle.written(.sending) == .pauseCredential(.apns(credential), .refused("InvalidProviderToken")))
         #expect(lifecycle.credentialPaused() == .release(after: .zero))
     }
 
@@ -132,6 +132,20 @@ import Testing
         #expect(lifecycle.answered([(b, .record(.sent, reason: nil))])
             == .record(batch([ChunkRun.Outcome(deviceID: 2, outcome: .sent, reason: nil, attempts: 2)], at: later), "client"))
         #expect(lifecycle.written(.done) == .done)
+    }
+
+    @Test func aRetryWaitsAtLeastAsLongAsTheServiceAsked() {
+        var lifecycle = sending(chunk(), roundsPerLease: 2)
+        // FCM's Retry-After (3 s, the longest of the round) over the 100 ms backoff.
+        _ = lifecycle.answered([(a, .retryNotBefore(.seconds(3))), (b, .retryNotBefore(.seconds(1)))])
+        #expect(lifecycle.written(.sending) == .takeRetryBudget)
+        #expect(lifecycle.retryBudgetTaken(overBudget: .zero, jitter: 1, now: t0) == .backOff(.seconds(3)))
+        // The next round asked for nothing: the backoff alone.
+        let later = t0.addingTimeInterval(3)
+        #expect(lifecycle.wokeUp(now: later) == .send([a, b], "client"))
+        _ = lifecycle.answered([(a, .retry), (b, .record(.sent, reason: nil))])
+        _ = lifecycle.written(.sending)
+        #expect(lifecycle.retryBudgetTaken(overBudget: .zero, jitter: 1, now: later) == .release(after: .milliseconds(200)))
     }
 
     @Test func aRetryBeyondTheAppsBudgetGoesBackToTheQueueAtOnce() {

@@ -1,4 +1,5 @@
 import APNSClient
+import FCMClient
 import Foundation
 import PostgresStore
 @testable import PushPipeline
@@ -7,6 +8,25 @@ import RelayCore
 
 /// The pure parts of the pipeline: no database, no sockets.
 @Suite struct DecisionTests {
+    /// FCM's answers in the pipeline's terms (docs/android.md's table).
+    @Test func fcmAnswersBecomeDeliverySteps() {
+        func rejected(_ status: Int, _ code: String, tokenProblem: Bool = false, retryAfter: Double? = nil) -> FCMResult {
+            .rejected(status: status, error: FCMErrorCode(code), message: "", tokenProblem: tokenProblem, retryAfter: retryAfter)
+        }
+        #expect(DeliveryStep(FCMResult.accepted(name: "projects/p/messages/1")) == .record(.sent, reason: nil))
+        #expect(DeliveryStep(rejected(404, "UNREGISTERED")) == .invalidate(reason: "UNREGISTERED", since: nil))
+        #expect(DeliveryStep(rejected(400, "INVALID_ARGUMENT", tokenProblem: true)) == .invalidate(reason: "INVALID_ARGUMENT", since: nil))
+        #expect(DeliveryStep(rejected(403, "SENDER_ID_MISMATCH")) == .invalidate(reason: "SENDER_ID_MISMATCH", since: nil))
+        #expect(DeliveryStep(rejected(503, "UNAVAILABLE")) == .retry)
+        #expect(DeliveryStep(rejected(429, "QUOTA_EXCEEDED", retryAfter: 7)) == .retryNotBefore(.seconds(7)))
+        #expect(DeliveryStep(rejected(429, "QUOTA_EXCEEDED", retryAfter: 1e12)) == .retryNotBefore(.seconds(86_400)))
+        #expect(DeliveryStep(FCMResult.failed(.transport(.connectionFailed("reset")))) == .retry)
+        #expect(DeliveryStep(FCMResult.failed(.transport(.expired))) == .record(.expired, reason: "Expired"))
+        #expect(DeliveryStep(rejected(401, "UNAUTHENTICATED")) == .credentialBroken(reason: "UNAUTHENTICATED"))
+        #expect(DeliveryStep(FCMResult.failed(.accessToken("invalid_grant", broken: true))) == .credentialBroken(reason: "invalid_grant"))
+        #expect(DeliveryStep(rejected(400, "INVALID_ARGUMENT")) == .record(.failed, reason: "INVALID_ARGUMENT"))
+    }
+
     @Test func backoffDoublesUpToItsCapWithJitterInTheUpperHalf() {
         let backoff = Backoff(base: .milliseconds(100), cap: .seconds(1))
         #expect(backoff.delay(retry: 1, jitter: 1) == .milliseconds(100))

@@ -57,9 +57,12 @@ import TestSupport
             let (everyone, everyoneBody) = try push(#"{"platform":"ios","audience":"all","notification":{"alert":"d"},"options":{"apns_production":true}}"#)
             let broadcast = try await store.accept(appID: app, request: everyone, body: everyoneBody)
             #expect(try await pool.query("SELECT state FROM messages WHERE id = $1", [broadcast.msgID.rawValue])[0]["state"] == "resolving")
-            // No iOS: accepted, and done at once.
+            // Android with no Android device: 1011 like any audience without anyone.
             let (android, androidBody) = try push(#"{"platform":"android","audience":"all","notification":{"alert":"e"}}"#)
-            let other = try await store.accept(appID: app, request: android, body: androidBody)
+            await #expect(throws: JPushError.self) { try await store.accept(appID: app, request: android, body: androidBody) }
+            // No platform this relay delivers to: accepted, and done at once.
+            let (winphone, winphoneBody) = try push(#"{"platform":"winphone","audience":"all","notification":{"alert":"e"}}"#)
+            let other = try await store.accept(appID: app, request: winphone, body: winphoneBody)
             #expect(try await pool.query("SELECT state FROM messages WHERE id = $1", [other.msgID.rawValue])[0]["state"] == "done")
             #expect(try await pool.query("SELECT count(*) AS n FROM messages")[0].int("n") == 4)
         }

@@ -26,6 +26,31 @@ struct AudienceShape: OptionSet, Hashable, Sendable {
     }
 }
 
+/// Which platforms' devices a statement selects, each delivered by its own service: iOS
+/// devices of the message's APNs environment, Android devices (FCM), or both at once. A
+/// resolving message's `resolve_platform`: a broadcast to both is cut iOS first, then Android
+/// from the start (each pass one index range, `devices_fanout` or `devices_fanout_android`); a
+/// targeted push's few devices are cut in one pass of both (`all`), a chunk per platform.
+enum AudiencePlatforms: String, CaseIterable, Sendable {
+    case ios, android, all
+
+    /// The platforms `request` delivers to; nil when none (`PushRequest.deliversToIOS`, `deliversToAndroid`).
+    init?(_ request: PushRequest) {
+        switch (request.deliversToIOS, request.deliversToAndroid) {
+        case (true, true): self = .all
+        case (true, false): self = .ios
+        case (false, true): self = .android
+        case (false, false): return nil
+        }
+    }
+
+    /// In a statement's name: nothing for iOS (the names iOS-only relays had), else `_android`, `_all`.
+    var code: String { self == .ios ? "" : "_\(rawValue)" }
+
+    /// Whether the condition reads the message's environment (Android devices have none).
+    var usesEnvironment: Bool { self != .android }
+}
+
 /// What an audience binds in the statements that select its devices
 /// (`AudienceStatements.condition`): its shape, and the lists it gives.
 struct AudienceCondition {

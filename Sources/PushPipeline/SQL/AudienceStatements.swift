@@ -4,8 +4,9 @@ import PostgresStore
 /// push (nothing to deliver here, a broadcast, a targeted push, a targeted push handed to
 /// the local worker) and cutting a resolving message into chunks (at once, or spread).
 ///
-/// The device condition has one text per `AudienceShape` (`condition`), so each variant is
-/// a statement per shape, prepared under a name that says both.
+/// The device condition has one text per `AudienceShape` and `AudiencePlatforms`
+/// (`condition`), so each variant is a statement per shape and platforms, prepared under a
+/// name that says all three. Chunks hold the devices of one platform (`push_chunks.platform`).
 enum AudienceStatements {
     // MARK: Accepting a push
 
@@ -13,9 +14,10 @@ enum AudienceStatements {
     // $6 environment, $7 lane, $8 accepted_at (Unix seconds), $9 expires_at (Unix seconds),
     // $10 big_push_duration in seconds, $11 accepted_at plus it (spread_until when positive),
     // $12 collapse_id; the audience's lists follow the variant's own parameters. The insert
-    // does nothing on a cid seen before: `accepted_id` is NULL then.
+    // does nothing on a cid seen before: `accepted_id` is NULL then. The environment is read
+    // only for iOS devices; Android devices have none.
 
-    /// Accepted with nothing to deliver on this relay (no iOS in `platform`): done at once.
+    /// Accepted with nothing to deliver on this relay (neither iOS nor Android in `platform`): done at once.
     static let acceptUndelivered = SQLStatement("pushrelay_accept_undelivered", """
         WITH message AS (
             INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id, state, finished_at)
@@ -27,16 +29,18 @@ enum AudienceStatements {
         SELECT 1 AS devices, (SELECT id FROM message) AS accepted_id
         """)
 
-    /// A broadcast or tag push: stored `resolving` if anyone is in its audience (workers cut
-    /// it into chunks), and the workers woken. Lists from $13.
-    static let acceptBroadcast = ByShape(every.filter { !$0.isTargeted }) { shape in
-        SQLStatement("pushrelay_accept_broadcast_\(shape.code)", """
+    /// A broadcast or tag push: stored `resolving` if anyone of any of its platforms is in
+    /// its audience (workers cut it into chunks, iOS first), and the workers woken. Lists from $13.
+    static let acceptBroadcast = ByAudience(broadcastShapes, AudiencePlatforms.allCases) { shape, platforms in
+        SQLStatement("pushrelay_accept_broadcast_\(shape.code)\(platforms.code)", """
             WITH audience AS (
-                SELECT count(*) AS devices FROM (SELECT 1 FROM devices d WHERE \(condition(shape, environment: 6, firstList: 13)) LIMIT 1) anyone
+                SELECT count(*) AS devices FROM (\(anyone(shape, platforms))) anyone
             ), message AS (
-                INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id, state)
+                INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id, state,
+                                      resolve_platform)
                 SELECT $1::bigint, $2::bigint, $3::text, $4::integer, $5::text, $6::text, $7::text, $8::bigint, to_timestamp($9::bigint),
-                       CASE WHEN $10::integer > 0 THEN to_timestamp($11::bigint) END, $12::text, 'resolving'
+                       CASE WHEN $10::integer > 0 THEN to_timestamp($11::bigint) END, $12::text, 'resolving',
+                       '\(platforms == .all ? AudiencePlatforms.ios.rawValue : platforms.rawValue)'
                 FROM audience WHERE devices > 0
                 ON CONFLICT (app_id, cid) DO NOTHING
                 RETURNING id
@@ -51,11 +55,11 @@ enum AudienceStatements {
     /// devices (the resolvers take the rest, from the last one cut), in chunks of $13; $14 is
     /// the cursor (0). None made means nobody matched. A worker is woken to lease the chunks
     /// ("chunks"), or the resolvers to go on (""). Lists from $16.
-    static let acceptTargeted = ByShape(every.filter(\.isTargeted)) { shape in
-        SQLStatement("pushrelay_accept_targeted_\(shape.code)", """
-            WITH \(targetedMessage(shape, firstList: 16, returning: "id, state")), made AS (
-                INSERT INTO push_chunks (message_id, app_id, lane, device_ids)
-                SELECT m.id, $2::bigint, $7::text, g.ids FROM message m, groups g
+    static let acceptTargeted = ByAudience(targetedShapes, AudiencePlatforms.allCases) { shape, platforms in
+        SQLStatement("pushrelay_accept_targeted_\(shape.code)\(platforms.code)", """
+            WITH \(targetedMessage(shape, platforms, firstList: 16, returning: "id, state")), made AS (
+                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform)
+                SELECT m.id, $2::bigint, $7::text, g.ids, g.platform FROM message m, groups g
             ), notified AS (
                 SELECT pg_notify('\(PushChannel.name)', CASE WHEN m.state = 'sending' THEN '\(PushChannel.chunksReady)' ELSE '' END)
                 FROM message m
@@ -65,26 +69,26 @@ enum AudienceStatements {
     }
 
     /// `acceptTargeted` on a node whose worker reserved a slot: a push of one chunk (whose
-    /// environment's credential is not broken, as a lease requires) is leased to that worker
+    /// platform's credential is not broken, as a lease requires) is leased to that worker
     /// as $16 (owner) for $17 seconds instead of waking anyone, and read for it in the rows of
     /// `LeaseStatements.lease(.targeted)` (beside `devices`, `accepted_id`, `notified`).
     /// Lists from $18.
-    static let acceptTargetedHandoff = ByShape(every.filter(\.isTargeted)) { shape in
-        SQLStatement("pushrelay_accept_targeted_handoff_\(shape.code)", """
-            WITH \(targetedMessage(shape, firstList: 18, returning: "id, state, body, environment, accepted_at, expires_at, collapse_id")), handed AS (
+    static let acceptTargetedHandoff = ByAudience(targetedShapes, AudiencePlatforms.allCases) { shape, platforms in
+        SQLStatement("pushrelay_accept_targeted_handoff_\(shape.code)\(platforms.code)", """
+            WITH \(targetedMessage(shape, platforms, firstList: 18, returning: "id, state, body, environment, accepted_at, expires_at, collapse_id")), handed AS (
                 SELECT m.id FROM message m
                 WHERE m.state = 'sending' AND (SELECT count(*) FROM groups) = 1
-                  AND NOT EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = $2::bigint AND k.environment = $6::text AND k.broken_at IS NOT NULL)
+                  AND NOT EXISTS (SELECT 1 FROM groups g WHERE \(LeaseStatements.brokenCredential(platform: "g.platform", app: "$2::bigint", environment: "$6::text")))
             ), made AS (
-                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, state, lease_owner, lease_expires_at, leases)
-                SELECT m.id, $2::bigint, $7::text, g.ids, CASE WHEN h.id IS NULL THEN 'ready' ELSE 'leased' END,
+                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform, state, lease_owner, lease_expires_at, leases)
+                SELECT m.id, $2::bigint, $7::text, g.ids, g.platform, CASE WHEN h.id IS NULL THEN 'ready' ELSE 'leased' END,
                        CASE WHEN h.id IS NOT NULL THEN $16::text END,
                        CASE WHEN h.id IS NOT NULL THEN now() + make_interval(secs => $17::float8) END,
                        CASE WHEN h.id IS NULL THEN 0 ELSE 1 END
                 FROM message m CROSS JOIN groups g LEFT JOIN handed h ON true
-                RETURNING id, message_id, app_id, leases, device_ids, state
+                RETURNING id, message_id, app_id, leases, device_ids, platform, state
             ), leased AS (
-                SELECT id, message_id, app_id, leases, device_ids FROM made WHERE state = 'leased'
+                SELECT id, message_id, app_id, leases, device_ids, platform FROM made WHERE state = 'leased'
             ), notified AS (
                 SELECT pg_notify('\(PushChannel.name)', CASE WHEN m.state = 'sending' THEN '\(PushChannel.chunksReady)' ELSE '' END)
                 FROM message m WHERE NOT EXISTS (SELECT 1 FROM handed)
@@ -98,17 +102,18 @@ enum AudienceStatements {
 
     /// The CTEs `picked`, `sliced`, `groups` (`slice`), then `summary` (the devices cut and
     /// the last one) and `message`: the row inserted `sending` when every device fit under
-    /// $15, else `resolving` from the last one, RETURNING `returning`.
-    private static func targetedMessage(_ shape: AudienceShape, firstList: Int, returning: String) -> String {
+    /// $15, else `resolving` from the last one (the same platforms), RETURNING `returning`.
+    private static func targetedMessage(_ shape: AudienceShape, _ platforms: AudiencePlatforms, firstList: Int, returning: String) -> String {
         """
-        \(slice(shape, environment: 6, firstList: firstList, size: 13, cursor: 14, limit: 15)), summary AS (
+        \(slice(shape, platforms, environment: 6, firstList: firstList, size: 13, cursor: 14, limit: 15)), summary AS (
             SELECT count(*) AS devices, max(id) AS last FROM picked
         ), message AS (
             INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id,
-                                  state, target_count, resolve_cursor, chunks_pending)
+                                  state, target_count, resolve_cursor, chunks_pending, resolve_platform)
             SELECT $1::bigint, $2::bigint, $3::text, $4::integer, $5::text, $6::text, $7::text, $8::bigint, to_timestamp($9::bigint),
                    CASE WHEN $10::integer > 0 THEN to_timestamp($11::bigint) END, $12::text,
-                   CASE WHEN s.devices < $15::bigint THEN 'sending' ELSE 'resolving' END, s.devices, s.last, (SELECT count(*) FROM groups)
+                   CASE WHEN s.devices < $15::bigint THEN 'sending' ELSE 'resolving' END, s.devices, s.last, (SELECT count(*) FROM groups),
+                   '\(platforms.rawValue)'
             FROM summary s WHERE s.devices > 0
             ON CONFLICT (app_id, cid) DO NOTHING
             RETURNING \(returning)
@@ -124,20 +129,30 @@ enum AudienceStatements {
 
     // MARK: Cutting a resolving message into chunks
 
-    /// $1 the app, $2 the environment: the range of its active devices' ids, that spreading
-    /// scales over.
-    static let deviceRange = SQLStatement("pushrelay_device_range", """
-        SELECT min(id) AS lo, max(id) AS hi FROM devices WHERE app_id = $1 AND environment = $2 AND active
-        """)
+    /// $1 the app, $2 the environment (not for Android): the range of the platforms' active
+    /// devices' ids, that spreading scales over.
+    static func deviceRange(_ platforms: AudiencePlatforms) -> SQLStatement {
+        deviceRanges[AudiencePlatforms.allCases.firstIndex(of: platforms) ?? 0]
+    }
 
-    /// Makes chunks of $5 devices of message $1 (app $2, environment $3, lane $4) from the
-    /// devices after $6, at most $7, available at once, and says how many devices and chunks
-    /// it made and the last device id. Lists from $8.
-    static let makeChunks = ByShape(every) { shape in
-        SQLStatement("pushrelay_make_chunks_\(shape.code)", """
-            WITH \(slice(shape, environment: 3, firstList: 8, size: 5, cursor: 6, limit: 7)), made AS (
-                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, available_at)
-                SELECT $1::bigint, $2::bigint, $4, g.ids, now()
+    private static let deviceRanges = AudiencePlatforms.allCases.map { platforms in
+        SQLStatement("pushrelay_device_range\(platforms.code)", """
+            SELECT min(id) AS lo, max(id) AS hi FROM devices d WHERE d.app_id = $1 AND \(platformCondition(platforms, environment: 2)) AND d.active
+            """)
+    }
+
+    // Cutting binds $1 the message, $2 the app, $3 the lane, $4 the chunk size, $5 the cursor,
+    // $6 the most devices to take, then the variant's own parameters and the environment (not
+    // for Android, whose condition has none); the audience's lists follow.
+
+    /// Makes chunks of $4 devices of message $1 (app $2, lane $3) from the devices after $5,
+    /// at most $6, available at once, and says how many devices and chunks it made and the
+    /// last device id. Then the environment; lists after it.
+    static let makeChunks = ByAudience(cutVariants) { shape, platforms in
+        SQLStatement("pushrelay_make_chunks_\(shape.code)\(platforms.code)", """
+            WITH \(slice(shape, platforms, environment: 7, firstList: platforms.usesEnvironment ? 8 : 7, size: 4, cursor: 5, limit: 6)), made AS (
+                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform, available_at)
+                SELECT $1::bigint, $2::bigint, $3, g.ids, g.platform, now()
                 FROM groups g
                 RETURNING cardinality(device_ids) AS n, device_ids[cardinality(device_ids)] AS last
             )
@@ -146,15 +161,16 @@ enum AudienceStatements {
     }
 
     /// `makeChunks` for a message spread over `big_push_duration`: a chunk becomes available
-    /// at $8 (accepted_at) plus $9 seconds scaled by where its first device id lies between
-    /// $10 and $11 (`deviceRange`), so no count of the audience is needed. Lists from $12.
-    static let makeSpreadChunks = ByShape(every) { shape in
-        SQLStatement("pushrelay_make_chunks_spread_\(shape.code)", """
-            WITH \(slice(shape, environment: 3, firstList: 12, size: 5, cursor: 6, limit: 7)), made AS (
-                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, available_at)
-                SELECT $1::bigint, $2::bigint, $4, g.ids,
-                       greatest(now(), to_timestamp($8::bigint + $9::float8
-                           * (g.ids[1] - $10::bigint)::float8 / greatest($11::bigint - $10::bigint, 1)::float8))
+    /// at $7 (accepted_at) plus $8 seconds scaled by where its first device id lies between
+    /// $9 and $10 (`deviceRange`), so no count of the audience is needed. Then the
+    /// environment; lists after it.
+    static let makeSpreadChunks = ByAudience(cutVariants) { shape, platforms in
+        SQLStatement("pushrelay_make_chunks_spread_\(shape.code)\(platforms.code)", """
+            WITH \(slice(shape, platforms, environment: 11, firstList: platforms.usesEnvironment ? 12 : 11, size: 4, cursor: 5, limit: 6)), made AS (
+                INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform, available_at)
+                SELECT $1::bigint, $2::bigint, $3, g.ids, g.platform,
+                       greatest(now(), to_timestamp($7::bigint + $8::float8
+                           * (g.ids[1] - $9::bigint)::float8 / greatest($10::bigint - $9::bigint, 1)::float8))
                 FROM groups g
                 RETURNING cardinality(device_ids) AS n, device_ids[cardinality(device_ids)] AS last
             )
@@ -177,7 +193,7 @@ enum AudienceStatements {
 
     /// $1 a claimed message, if it is still `resolving`: what cutting its next slice needs.
     static let resolvingMessage = SQLStatement("pushrelay_resolve_message", """
-        SELECT id, app_id, body, environment, lane, resolve_cursor, accepted_at,
+        SELECT id, app_id, body, environment, lane, resolve_cursor, resolve_platform, accepted_at,
                coalesce(extract(epoch FROM spread_until)::bigint - accepted_at, 0) AS spread
         FROM messages WHERE id = $1 AND state = 'resolving'
         """)
@@ -189,10 +205,13 @@ enum AudienceStatements {
 
     /// Records a slice of resolving message $1: $2 devices and $5 chunks made, $3 the last
     /// device (the next cursor), $4 whether the audience is complete; then the message is
-    /// `sending`, or `done` when every chunk is already sent (or none was made). No row when
-    /// the message was withdrawn meanwhile.
+    /// `sending`, or `done` when every chunk is already sent (or none was made). $6, when not
+    /// NULL, is the platforms to cut next, from the first device (a broadcast's Android pass
+    /// after its iOS one). No row when the message was withdrawn meanwhile.
     static let advanceResolving = SQLStatement("pushrelay_resolve_advance", """
-        UPDATE messages SET target_count = target_count + $2, resolve_cursor = coalesce($3, resolve_cursor),
+        UPDATE messages SET target_count = target_count + $2,
+               resolve_cursor = CASE WHEN $6::text IS NULL THEN coalesce($3, resolve_cursor) ELSE 0 END,
+               resolve_platform = coalesce($6::text, resolve_platform),
                chunks_pending = chunks_pending + $5,
                state = CASE WHEN NOT $4::boolean THEN 'resolving'
                             WHEN chunks_pending + $5 = 0 THEN 'done' ELSE 'sending' END,
@@ -204,38 +223,62 @@ enum AudienceStatements {
     // MARK: Shared by the variants
 
     /// The CTEs `picked` (the next $`limit` device ids of the audience after $`cursor`, by
-    /// keyset) and `groups` (a row per chunk of $`size`: `ids`, ascending) of `condition`.
-    /// The chunks are slices of one array of the ids: half the time of numbering the rows and
-    /// grouping them (a window function and an aggregate per chunk; 230 against 500 ms per
-    /// 1,000,000 ids, measured alone).
-    private static func slice(_ shape: AudienceShape, environment: Int, firstList: Int, size: Int, cursor: Int, limit: Int) -> String {
-        """
+    /// keyset) and `groups` (a row per chunk of $`size`: `ids`, ascending, and their
+    /// `platform`) of `condition`. The chunks are slices of one array of the ids per platform:
+    /// half the time of numbering the rows and grouping them (a window function and an
+    /// aggregate per chunk; 230 against 500 ms per 1,000,000 ids, measured alone). One
+    /// platform's pass reads no device's platform (the ids alone, from the index).
+    private static func slice(_ shape: AudienceShape, _ platforms: AudiencePlatforms, environment: Int, firstList: Int, size: Int,
+                              cursor: Int, limit: Int) -> String {
+        let (read, sliced) = platforms == .all
+            ? (", d.platform", "SELECT platform, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY platform")
+            : ("", "SELECT '\(platforms.rawValue)'::text AS platform, array_agg(id ORDER BY id) AS ids FROM picked")
+        return """
         picked AS (
-            SELECT d.id FROM devices d WHERE \(condition(shape, environment: environment, firstList: firstList)) AND d.id > $\(cursor)::bigint
+            SELECT d.id\(read) FROM devices d
+            WHERE \(condition(shape, platforms, environment: environment, firstList: firstList)) AND d.id > $\(cursor)::bigint
             ORDER BY d.id LIMIT $\(limit)::integer
         ), sliced AS (
-            SELECT array_agg(id ORDER BY id) AS ids FROM picked
+            \(sliced)
         ), groups AS (
-            SELECT s.ids[g * $\(size)::integer + 1 : (g + 1) * $\(size)::integer] AS ids
+            SELECT s.platform, s.ids[g * $\(size)::integer + 1 : (g + 1) * $\(size)::integer] AS ids
             FROM sliced s, generate_series(0, (cardinality(s.ids) - 1) / $\(size)::integer) AS g
         )
         """
     }
 
+    /// Whether anyone of `platforms` is in the audience: a row when so (two for both
+    /// platforms), each platform probed by its own index. Lists from $13.
+    private static func anyone(_ shape: AudienceShape, _ platforms: AudiencePlatforms) -> String {
+        let probed: [AudiencePlatforms] = platforms == .all ? [.ios, .android] : [platforms]
+        return probed.map { "(SELECT 1 FROM devices d WHERE \(condition(shape, $0, environment: 6, firstList: 13)) LIMIT 1)" }
+            .joined(separator: " UNION ALL ")
+    }
+
+    /// The devices of `platforms`: iOS ones of the environment $`environment` (an Android
+    /// device has none), Android ones, or either.
+    private static func platformCondition(_ platforms: AudiencePlatforms, environment: Int) -> String {
+        switch platforms {
+        case .ios: "d.environment = $\(environment)"
+        case .android: "d.platform = 'android'"
+        case .all: "(d.environment = $\(environment) OR d.platform = 'android')"
+        }
+    }
+
     /// The devices of an audience of `shape` (`devices d`): active, of the app ($2) and the
-    /// environment ($6 accepting, $3 cutting), with each given list ANDed, as JPush defines
+    /// platforms (`platformCondition`), with each given list ANDed, as JPush defines
     /// it, bound from `firstList` on in the order tag, tag_and, tag_not, alias,
     /// registration_id (`AudienceCondition.lists`). Each part is one index range:
-    /// `devices_fanout` for the app, `device_tags`' primary key (app_id, tag, device_id) for
-    /// tag tests, `devices_alias` for aliases. A device has a tag at most once and `tag_and`
+    /// `devices_fanout` (iOS) or `devices_fanout_android` for the app, `device_tags`' primary
+    /// key (app_id, tag, device_id) for tag tests, `devices_alias` for aliases. A device has a tag at most once and `tag_and`
     /// has no repeats, so "all of them" is as many rows as the list has.
-    private static func condition(_ shape: AudienceShape, environment: Int, firstList: Int) -> String {
+    private static func condition(_ shape: AudienceShape, _ platforms: AudiencePlatforms, environment: Int, firstList: Int) -> String {
         var next = firstList
         func list() -> String {
             defer { next += 1 }
             return "$\(next)"
         }
-        var parts = ["d.app_id = $2", "d.environment = $\(environment)", "d.active"]
+        var parts = ["d.app_id = $2", platformCondition(platforms, environment: environment), "d.active"]
         if shape.contains(.tags) {
             parts.append("EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = d.app_id AND t.tag = ANY (\(list())::text[]) AND t.device_id = d.id)")
         }
@@ -254,18 +297,34 @@ enum AudienceStatements {
         return parts.joined(separator: " AND ")
     }
 
-    private static let every = AudienceShape.every
+    private static let broadcastShapes = AudienceShape.every.filter { !$0.isTargeted }
+    private static let targetedShapes = AudienceShape.every.filter(\.isTargeted)
+    /// What a resolver cuts: one platform of any audience, both only of a targeted one.
+    private static let cutVariants = AudienceShape.every.flatMap { shape in
+        (shape.isTargeted ? AudiencePlatforms.allCases : [.ios, .android]).map { (shape, $0) }
+    }
 
-    /// A variant's statement for each shape it serves.
-    struct ByShape: Sendable {
-        private let statements: [AudienceShape: SQLStatement]
-
-        init(_ shapes: [AudienceShape], _ statement: (AudienceShape) -> SQLStatement) {
-            statements = Dictionary(uniqueKeysWithValues: shapes.map { ($0, statement($0)) })
+    /// A variant's statement for each audience shape and platforms it serves.
+    struct ByAudience: Sendable {
+        private struct Key: Hashable {
+            var shape: AudienceShape
+            var platforms: AudiencePlatforms
         }
 
-        subscript(shape: AudienceShape) -> SQLStatement {
-            guard let statement = statements[shape] else { preconditionFailure("no variant for the audience shape \(shape.code)") }
+        private let statements: [Key: SQLStatement]
+
+        init(_ shapes: [AudienceShape], _ platforms: [AudiencePlatforms], _ statement: (AudienceShape, AudiencePlatforms) -> SQLStatement) {
+            self.init(shapes.flatMap { shape in platforms.map { (shape, $0) } }, statement)
+        }
+
+        init(_ variants: [(AudienceShape, AudiencePlatforms)], _ statement: (AudienceShape, AudiencePlatforms) -> SQLStatement) {
+            statements = Dictionary(uniqueKeysWithValues: variants.map { (Key(shape: $0.0, platforms: $0.1), statement($0.0, $0.1)) })
+        }
+
+        subscript(shape: AudienceShape, platforms: AudiencePlatforms) -> SQLStatement {
+            guard let statement = statements[Key(shape: shape, platforms: platforms)] else {
+                preconditionFailure("no variant for the audience shape \(shape.code) and platforms \(platforms)")
+            }
             return statement
         }
 
@@ -274,7 +333,8 @@ enum AudienceStatements {
 
     /// Every variant, for the test that prepares and explains each.
     static var all: [SQLStatement] {
-        [acceptUndelivered, acceptedByCID, overridden, deviceRange, claimResolving, anyResolving, resolvingMessage, closeUnparsable, advanceResolving]
+        [acceptUndelivered, acceptedByCID, overridden, claimResolving, anyResolving, resolvingMessage, closeUnparsable, advanceResolving]
+            + deviceRanges
             + [acceptBroadcast, acceptTargeted, acceptTargetedHandoff, makeChunks, makeSpreadChunks].flatMap(\.all)
     }
 }

@@ -3,10 +3,11 @@ import PostgresStore
 /// Every statement that leases a chunk and reads what sending it needs, one text per
 /// variant.
 ///
-/// A lease skips the chunks whose credential is broken (the app's for the message's
-/// environment), in a form that stays a filter of the lane's index scan: the message is only
-/// read for an app that has a broken credential (a NOT EXISTS on the message's environment
-/// became a hash anti-join that read every ready chunk's message, and sorted them).
+/// A lease skips the chunks whose credential is broken (the app's APNs credential for the
+/// message's environment, or its FCM credential for an Android chunk), in a form that stays a
+/// filter of the lane's index scan: the message is only read for an app that has a broken
+/// credential (a NOT EXISTS on the message's environment became a hash anti-join that read
+/// every ready chunk's message, and sorted them).
 enum LeaseStatements {
     /// Leases the lane's next ready chunk: $1 the owner, $2 the lease in seconds, $3
     /// (broadcast) the app served last; the chunk's row has `chunk_id, message_id, app_id,
@@ -30,18 +31,32 @@ enum LeaseStatements {
         WHERE c.id = coalesce(
             (SELECT p.id FROM push_chunks p
              WHERE p.state = 'ready' AND p.lane = 'broadcast' AND p.available_at <= now() AND p.app_id > $3::bigint
-               AND NOT (EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
-                        AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id
-                                    AND k.environment = (SELECT km.environment FROM messages km WHERE km.id = p.message_id) AND k.broken_at IS NOT NULL))
+               AND \(credentialUsable)
              ORDER BY p.app_id, p.message_id, p.id LIMIT 1 FOR UPDATE SKIP LOCKED),
             (SELECT p.id FROM push_chunks p
              WHERE p.state = 'ready' AND p.lane = 'broadcast' AND p.available_at <= now()
-               AND NOT (EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
-                        AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id
-                                    AND k.environment = (SELECT km.environment FROM messages km WHERE km.id = p.message_id) AND k.broken_at IS NOT NULL))
+               AND \(credentialUsable)
              ORDER BY p.app_id, p.message_id, p.id LIMIT 1 FOR UPDATE SKIP LOCKED))
-        RETURNING c.id AS chunk_id, c.message_id, c.app_id, c.leases
+        RETURNING c.id AS chunk_id, c.message_id, c.app_id, c.leases, c.platform
         """)
+
+    /// The ready chunk `p` whose platform's credential is not broken (`brokenCredential`, with
+    /// the message's environment read only for an app with a broken APNs credential).
+    private static let credentialUsable = """
+        NOT (p.platform = 'ios' AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
+                 AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id
+                             AND k.environment = (SELECT km.environment FROM messages km WHERE km.id = p.message_id) AND k.broken_at IS NOT NULL))
+                 AND NOT (p.platform = 'android' AND EXISTS (SELECT 1 FROM fcm_credentials f WHERE f.app_id = p.app_id AND f.broken_at IS NOT NULL))
+        """
+
+    /// Whether a chunk of `platform` (an expression) of app `app` to environment
+    /// `environment` would wait for a new credential: its platform's is broken.
+    static func brokenCredential(platform: String, app: String, environment: String) -> String {
+        """
+        ((\(platform) = 'ios' AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app) AND k.environment = \(environment) AND k.broken_at IS NOT NULL))
+         OR (\(platform) = 'android' AND EXISTS (SELECT 1 FROM fcm_credentials f WHERE f.app_id = \(app) AND f.broken_at IS NOT NULL)))
+        """
+    }
 
     /// Targeted chunks go oldest first, leased and read for sending (`leasedRows`) in one
     /// statement: a single-user push costs one round trip between its NOTIFY and its send.
@@ -51,43 +66,59 @@ enum LeaseStatements {
                    lease_expires_at = now() + make_interval(secs => $2), leases = c.leases + 1
             FROM (SELECT p.id FROM push_chunks p
                   WHERE p.state = 'ready' AND p.lane = 'targeted' AND p.available_at <= now()
-                    AND NOT (EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
-                             AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id
-                                         AND k.environment = (SELECT km.environment FROM messages km WHERE km.id = p.message_id) AND k.broken_at IS NOT NULL))
+                    AND \(credentialUsable)
                   ORDER BY p.available_at, p.id LIMIT 1 FOR UPDATE SKIP LOCKED) pick
             WHERE c.id = pick.id
-            RETURNING c.id, c.message_id, c.app_id, c.leases, c.device_ids
+            RETURNING c.id, c.message_id, c.app_id, c.leases, c.device_ids, c.platform
         )
         \(leasedRows(messages: "messages"))
         """)
 
     /// Rows that read what a targeted chunk leased by the same statement (`leased`: id,
-    /// message_id, app_id, leases, device_ids) needs: one for the chunk with its message, its
-    /// credential and the ids to send (`chunk_id` set), one per device found (`chunk_id`
-    /// NULL), so the message body is not repeated on every device's row. `messages` is where
+    /// message_id, app_id, leases, device_ids, platform) needs: one for the chunk with its
+    /// message, its platform's credential (`credentialColumns`) and the ids to send
+    /// (`chunk_id` set), one per device found (`chunk_id` NULL), so the message body is not
+    /// repeated on every device's row. `messages` is where
     /// the message is read: the table, or the rows `AudienceStatements.acceptTargetedHandoff`
     /// inserted it with; `LoadedChunk.leased(from:)` reads both. The ids are all the chunk's:
     /// `unrecorded` takes out, on a re-lease, those that have an outcome.
     static func leasedRows(messages: String) -> String {
         """
-        SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases,
-               m.state, m.body, m.environment, m.accepted_at, m.expires_at, m.collapse_id, k.app_id IS NOT NULL AS has_credential, a.app_key,
-               k.auth, k.topic, k.key_id, k.team_id, k.sealed_secret, k.updated_at::text AS version, k.broken_at IS NOT NULL AS broken,
+        SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, l.platform,
+               m.state, m.body, m.environment, m.accepted_at, m.expires_at, m.collapse_id, a.app_key, \(credentialColumns),
                l.device_ids AS ids, NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge, NULL::text AS device_environment, NULL::boolean AS active
         FROM leased l JOIN \(messages) m ON m.id = l.message_id JOIN apps a ON a.id = l.app_id
-        LEFT JOIN apns_credentials k ON k.app_id = l.app_id AND k.environment = m.environment
+        \(credentialJoins(platform: "l.platform", app: "l.app_id"))
         UNION ALL
-        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                d.id, d.token, d.badge, d.environment, d.active
         FROM leased l JOIN devices d ON d.app_id = l.app_id AND d.id = ANY (l.device_ids)
         """
     }
 
-    /// $1 the message: it, its app's key and its environment's credential.
+    /// A chunk's credential, from `credentialJoins`: whether the app has one for the chunk's
+    /// platform, its version and sealed secret and whether it is broken (APNs' or FCM's, one
+    /// of the two joins matches), and an APNs credential's own fields.
+    private static let credentialColumns = """
+        coalesce(k.app_id, f.app_id) IS NOT NULL AS has_credential, k.auth, k.topic, k.key_id, k.team_id,
+               coalesce(k.sealed_secret, f.sealed_secret) AS sealed_secret, coalesce(k.updated_at, f.updated_at)::text AS version,
+               coalesce(k.broken_at, f.broken_at) IS NOT NULL AS broken
+        """
+
+    /// The credential of a chunk of `platform` of app `app` to the message `m`'s environment.
+    private static func credentialJoins(platform: String, app: String) -> String {
+        """
+        LEFT JOIN apns_credentials k ON \(platform) = 'ios' AND k.app_id = \(app) AND k.environment = m.environment
+        LEFT JOIN fcm_credentials f ON \(platform) = 'android' AND f.app_id = \(app)
+        """
+    }
+
+    /// $1 the message, $2 the chunk's platform: the message, its app's key and the credential
+    /// the chunk is sent with.
     static let chunkContext = SQLStatement("pushrelay_chunk_context", """
-        SELECT m.state, m.body, m.environment, m.accepted_at, m.expires_at, m.collapse_id, k.app_id IS NOT NULL AS has_credential, a.app_key,
-               k.auth, k.topic, k.key_id, k.team_id, k.sealed_secret, k.updated_at::text AS version, k.broken_at IS NOT NULL AS broken
-        FROM messages m JOIN apps a ON a.id = m.app_id LEFT JOIN apns_credentials k ON k.app_id = m.app_id AND k.environment = m.environment
+        SELECT m.state, m.body, m.environment, m.accepted_at, m.expires_at, m.collapse_id, a.app_key, \(credentialColumns)
+        FROM messages m JOIN apps a ON a.id = m.app_id
+        \(credentialJoins(platform: "$2::text", app: "m.app_id"))
         WHERE m.id = $1
         """)
 
@@ -134,6 +165,13 @@ enum LeaseStatements {
         WHERE app_id = $1 AND environment = $2 AND updated_at::text = $3 AND broken_at IS NULL
         """)
 
+    /// Marks an app's FCM credential broken: $1 the app, $2 the version refused (a newer upload
+    /// stays good), $3 the reason (FCM's, or the token endpoint's).
+    static let markFCMCredentialBroken = SQLStatement("pushrelay_fcm_credential_broken", """
+        UPDATE fcm_credentials SET broken_at = now(), broken_reason = $3
+        WHERE app_id = $1 AND updated_at::text = $2 AND broken_at IS NULL
+        """)
+
     /// Gives chunk $1 back from owner $2, to be leased again after $3 seconds (retries, a
     /// paused app).
     static let release = SQLStatement("pushrelay_chunk_release", """
@@ -156,5 +194,6 @@ enum LeaseStatements {
         """)
 
     /// Every variant, for the test that prepares and explains each.
-    static let all = [leaseTargeted, leaseBroadcast, chunkContext, chunkDevices, chunkUnrecorded, markCredentialBroken, release, extend, reclaimExpired]
+    static let all = [leaseTargeted, leaseBroadcast, chunkContext, chunkDevices, chunkUnrecorded, markCredentialBroken, markFCMCredentialBroken,
+                      release, extend, reclaimExpired]
 }

@@ -1,0 +1,6 @@
+/// The platform of a chunk's devices (`push_chunks.platform`): which service delivers to them
+/// and with which of the app's credentials — APNs for iOS (the message's environment), FCM
+/// for Android.
+enum ChunkPlatform: String, Sendable, Hashable {
+    case ios, android
+}
