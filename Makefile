@@ -44,8 +44,8 @@ test: deps jpush-sdk schemathesis
 	$(SWIFT) build --build-tests
 	scripts/with-test-postgres.sh $(SWIFT) test --skip-build --no-parallel
 
-# The fault suite (FaultTests), the lane and multi-node tests at the issue's sizes — SIGKILLs, a PostgreSQL outage, a
-# misbehaving APNs, two nodes, a full or read-only disk — then its table (scenario, pushes
+# The fault suite (FaultTests, AndroidFaultTests), the lane and multi-node tests at the issue's sizes — SIGKILLs, a PostgreSQL outage, a
+# misbehaving APNs or FCM, two nodes, a full or read-only disk — then its table (scenario, pushes
 # sent, delivered, duplicates, duplicates sharing a collapse id, lost, time). `make test` runs the same suite at reduced size.
 # The parsers' fuzz suites run here too, at RELIABILITY_FUZZ_ITERATIONS inputs.
 RELIABILITY_RESULTS := .build/reliability/results.jsonl
