@@ -120,7 +120,7 @@ import TestSupport
                         try connection.query("SET LOCAL plan_cache_mode = force_generic_plan")
                         try connection.query("PREPARE read_plan AS " + sql)
                         defer { _ = try? connection.query("DEALLOCATE read_plan") }
-                        return try connection.query(name == "context" ? "EXPLAIN EXECUTE read_plan(1)" : "EXPLAIN EXECUTE read_plan('me', 30)")
+                        return try connection.query(name == "context" ? "EXPLAIN EXECUTE read_plan(1, 'ios')" : "EXPLAIN EXECUTE read_plan('me', 30)")
                             .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
                     }
                 }
