@@ -82,7 +82,7 @@ struct AudienceResolver: Sendable {
         let complete = passDone && next == nil
         // Resolved and every chunk already sent (or none made): the message is done.
         let updated = try connection.preparedQuery(AudienceStatements.advanceResolving,
-                                                   [id, slice.devices, slice.lastDeviceID, complete, slice.chunks, next?.rawValue])
+                                                   [id, slice.devices, slice.lastDeviceID, complete, slice.chunks, next?.rawValue, slice.android])
         // Withdrawn meanwhile: its chunks must not exist.
         guard !updated.isEmpty else { throw SliceAbandoned() }
         if slice.chunks > 0 { try connection.query(PushChannel.notify) }

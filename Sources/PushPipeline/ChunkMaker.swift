@@ -12,6 +12,8 @@ struct ChunkMaker {
     /// What one slice made.
     struct Slice: Equatable {
         var devices: Int
+        /// Of `devices`, the Android ones.
+        var android: Int
         var chunks: Int
         /// The highest device id taken: the next cursor.
         var lastDeviceID: Int64?
@@ -49,7 +51,7 @@ struct ChunkMaker {
         }
         let statement = (message.spreadSeconds > 0 ? AudienceStatements.makeSpreadChunks : AudienceStatements.makeChunks)[audience.shape, message.platforms]
         let row = try connection.preparedQuery(statement, parameters + environment + audience.lists).first
-        return Slice(devices: try row?.int("devices") ?? 0, chunks: try row?.int("chunks") ?? 0,
+        return Slice(devices: try row?.int("devices") ?? 0, android: try row?.int("android") ?? 0, chunks: try row?.int("chunks") ?? 0,
                      lastDeviceID: row?["last"].flatMap { Int64($0) })
     }
 }

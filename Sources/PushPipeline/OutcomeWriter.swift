@@ -129,6 +129,7 @@ struct OutcomeWriter: Sendable {
             parameters += [SQLArray.text(reasons), SQLArray.int(reasons.map { failures[$0] })]
             parameters += [DeliveryOutcome.sent, .failed, .invalidated, .expired, .withdrawn].map { counts[$0, default: 0] }
         }
+        parameters.append(chunk.platform == .android)
         let state = try connection.preparedQuery(mayConflict ? OutcomeStatements.write : OutcomeStatements.writeFirst, parameters)
         let messageState: MessageState = try state.first?.value("state") ?? .done
         return Written(messageState: messageState, counts: counts)

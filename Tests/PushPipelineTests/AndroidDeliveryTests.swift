@@ -124,6 +124,19 @@ import Testing
             let drawer = options?["notification"] as? [String: Any]
             #expect(drawer?["channel_id"] as? String == "news" && drawer?["notification_priority"] as? String == "PRIORITY_HIGH")
 
+            // The reports split the platforms: APNs' share, FCM's share, both in the total.
+            let received = try await relay.request("GET", "/v3/received/detail?msg_ids=\(msgID)", auth: app.auth)
+            let counts = try #require((try JSONSerialization.jsonObject(with: received.body) as? [[String: Any]])?.first)
+            #expect(counts["ios_apns_sent"] as? Int == 30 && counts["android_pns_sent"] as? Int == 50)
+            let detail = try await relay.request("GET", "/v3/messages/detail?msg_ids=\(msgID)", auth: app.auth)
+            let notification = try #require(((try JSONSerialization.jsonObject(with: detail.body) as? [[String: Any]])?.first?["details"]
+                as? [String: Any])?["notification"] as? [String: Any])
+            #expect(notification["target"] as? Int == 85 && notification["sent"] as? Int == 80)
+            let apnsCounts = (notification["sub_ios"] as? [String: Any])?["apns"] as? [String: Any]
+            #expect(apnsCounts?["target"] as? Int == 30 && apnsCounts?["sent"] as? Int == 30)
+            let pnsCounts = (notification["sub_android"] as? [String: Any])?["android_pns"] as? [String: Any]
+            #expect(pnsCounts?["target"] as? Int == 55 && pnsCounts?["sent"] as? Int == 50)
+
             // Dead and malformed tokens are invalidated, by FCM's reason…
             let failures = try await relay.pool.query("SELECT reason, count FROM message_failures WHERE message_id = $1 ORDER BY reason", [msgID])
             #expect(try failures.map { "\(try $0.string("reason"))=\(try $0.int("count"))" } == ["INVALID_ARGUMENT=2", "UNREGISTERED=3"])
@@ -159,6 +172,7 @@ import Testing
             #expect(data?["msg_content"] == "custom")
             let chunks = try await relay.pool.query("SELECT platform FROM push_chunks WHERE message_id = $1 ORDER BY platform", [msgID])
             #expect(try chunks.map { try $0.string("platform") } == ["android", "ios"], "a chunk per platform")
+            #expect(try message.int("android_target_count") == 1 && message.int("android_sent_count") == 1)
 
             // A registration id of one Android device: handed to the local worker, sent at once.
             let rid = try await relay.pool.query("SELECT replace(registration_id::text, '-', '') AS rid FROM devices WHERE token = $1",

@@ -100,19 +100,25 @@ enum AudienceStatements {
             """)
     }
 
-    /// The CTEs `picked`, `sliced`, `groups` (`slice`), then `summary` (the devices cut and
-    /// the last one) and `message`: the row inserted `sending` when every device fit under
-    /// $15, else `resolving` from the last one (the same platforms), RETURNING `returning`.
+    /// The CTEs `picked`, `sliced`, `groups` (`slice`), then `summary` (the devices cut, the
+    /// Android ones among them, and the last one) and `message`: the row inserted `sending`
+    /// when every device fit under $15, else `resolving` from the last one (the same
+    /// platforms), RETURNING `returning`.
     private static func targetedMessage(_ shape: AudienceShape, _ platforms: AudiencePlatforms, firstList: Int, returning: String) -> String {
-        """
+        let android = switch platforms {
+        case .ios: "0::bigint"
+        case .android: "count(*)"
+        case .all: "count(*) FILTER (WHERE platform = 'android')"
+        }
+        return """
         \(slice(shape, platforms, environment: 6, firstList: firstList, size: 13, cursor: 14, limit: 15)), summary AS (
-            SELECT count(*) AS devices, max(id) AS last FROM picked
+            SELECT count(*) AS devices, \(android) AS android, max(id) AS last FROM picked
         ), message AS (
             INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id,
-                                  state, target_count, resolve_cursor, chunks_pending, resolve_platform)
+                                  state, target_count, android_target_count, resolve_cursor, chunks_pending, resolve_platform)
             SELECT $1::bigint, $2::bigint, $3::text, $4::integer, $5::text, $6::text, $7::text, $8::bigint, to_timestamp($9::bigint),
                    CASE WHEN $10::integer > 0 THEN to_timestamp($11::bigint) END, $12::text,
-                   CASE WHEN s.devices < $15::bigint THEN 'sending' ELSE 'resolving' END, s.devices, s.last, (SELECT count(*) FROM groups),
+                   CASE WHEN s.devices < $15::bigint THEN 'sending' ELSE 'resolving' END, s.devices, s.android, s.last, (SELECT count(*) FROM groups),
                    '\(platforms.rawValue)'
             FROM summary s WHERE s.devices > 0
             ON CONFLICT (app_id, cid) DO NOTHING
@@ -154,9 +160,9 @@ enum AudienceStatements {
                 INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform, available_at)
                 SELECT $1::bigint, $2::bigint, $3, g.ids, g.platform, now()
                 FROM groups g
-                RETURNING cardinality(device_ids) AS n, device_ids[cardinality(device_ids)] AS last
+                RETURNING cardinality(device_ids) AS n, device_ids[cardinality(device_ids)] AS last, platform
             )
-            SELECT coalesce(sum(n), 0) AS devices, count(*) AS chunks, max(last) AS last FROM made
+            SELECT \(madeSummary)
             """)
     }
 
@@ -172,11 +178,18 @@ enum AudienceStatements {
                        greatest(now(), to_timestamp($7::bigint + $8::float8
                            * (g.ids[1] - $9::bigint)::float8 / greatest($10::bigint - $9::bigint, 1)::float8))
                 FROM groups g
-                RETURNING cardinality(device_ids) AS n, device_ids[cardinality(device_ids)] AS last
+                RETURNING cardinality(device_ids) AS n, device_ids[cardinality(device_ids)] AS last, platform
             )
-            SELECT coalesce(sum(n), 0) AS devices, count(*) AS chunks, max(last) AS last FROM made
+            SELECT \(madeSummary)
             """)
     }
+
+    /// What a slice made (`made`: a row per chunk): its devices, the Android ones among them,
+    /// its chunks and the last device.
+    private static let madeSummary = """
+        coalesce(sum(n), 0) AS devices, coalesce(sum(n) FILTER (WHERE platform = 'android'), 0) AS android,
+                   count(*) AS chunks, max(last) AS last FROM made
+        """
 
     /// The first of the oldest 16 `resolving` messages no other resolver holds, now held by
     /// this transaction's advisory lock (the limit bounds the locks tried).
@@ -203,13 +216,13 @@ enum AudienceStatements {
         UPDATE messages SET state = 'done', finished_at = now() WHERE id = $1 AND state = 'resolving'
         """)
 
-    /// Records a slice of resolving message $1: $2 devices and $5 chunks made, $3 the last
-    /// device (the next cursor), $4 whether the audience is complete; then the message is
+    /// Records a slice of resolving message $1: $2 devices ($7 of them Android) and $5 chunks
+    /// made, $3 the last device (the next cursor), $4 whether the audience is complete; then the message is
     /// `sending`, or `done` when every chunk is already sent (or none was made). $6, when not
     /// NULL, is the platforms to cut next, from the first device (a broadcast's Android pass
     /// after its iOS one). No row when the message was withdrawn meanwhile.
     static let advanceResolving = SQLStatement("pushrelay_resolve_advance", """
-        UPDATE messages SET target_count = target_count + $2,
+        UPDATE messages SET target_count = target_count + $2, android_target_count = android_target_count + $7,
                resolve_cursor = CASE WHEN $6::text IS NULL THEN coalesce($3, resolve_cursor) ELSE 0 END,
                resolve_platform = coalesce($6::text, resolve_platform),
                chunks_pending = chunks_pending + $5,

@@ -25,9 +25,12 @@ enum OutcomeStatements {
     static let write = SQLStatement("pushrelay_write_outcomes", text(onConflict: true))
 
     /// The write as one statement: $2…$5 the outcomes other than `sent`, $11 the sent
-    /// devices' ids ascending and $12 the number of each one's run, a span each. With
-    /// `onConflict`, devices that have an outcome for the message already are skipped.
+    /// devices' ids ascending and $12 the number of each one's run, a span each; the last
+    /// parameter says whether the chunk is Android's (its sent devices count in the message's
+    /// `android_sent_count` too). With `onConflict`, devices that have an outcome for the
+    /// message already are skipped.
     private static func text(onConflict: Bool) -> String {
+        let android = onConflict ? "$13::boolean" : "$20::boolean"
         // With `onConflict` only what was recorded counts, read back with RETURNING; without
         // it everything is, so the counts come as parameters ($13/$14 failures by reason,
         // $15…$19 per outcome) and nothing is read back.
@@ -82,7 +85,9 @@ enum OutcomeStatements {
             ), progress AS (
                 SELECT c.*, (SELECT count(*) FROM finished) AS chunks FROM counts c
             )
-            UPDATE messages m SET sent_count = m.sent_count + p.sent, failed_count = m.failed_count + p.failed,
+            UPDATE messages m SET sent_count = m.sent_count + p.sent,
+                   android_sent_count = m.android_sent_count + CASE WHEN \(android) THEN p.sent ELSE 0 END,
+                   failed_count = m.failed_count + p.failed,
                    invalidated_count = m.invalidated_count + p.invalidated, expired_count = m.expired_count + p.expired,
                    retry_count = m.retry_count + $6,
                    first_sent_at = CASE WHEN p.sent > 0 THEN coalesce(m.first_sent_at, now()) ELSE m.first_sent_at END,

@@ -92,9 +92,9 @@ enum GroupShapes {
     }
 
     /// An element of `GET /v3/group/messages/detail`: JPush's group message statistics, the
-    /// iOS figures summed over the group's apps (APNs accepted = `apns_sent`; what only a
-    /// JPush client SDK or another platform's channel could count is null), and the apps'
-    /// parts beside them.
+    /// iOS and Android figures summed over the group's apps (APNs accepted = `apns_sent`, FCM
+    /// accepted = `pns_sent`; what only a JPush client SDK or another channel could count is
+    /// null), and the apps' parts beside them.
     struct MessageDetail: Encodable {
         var record: GroupPushRecord
 
@@ -102,10 +102,16 @@ enum GroupShapes {
             var container = encoder.container(keyedBy: AnswerKey.self)
             try container.encode(record.groupMsgID.description, forKey: AnswerKey("group_msgid"))
             try container.encodeNil(forKey: AnswerKey("jpush"))
-            try container.encodeNil(forKey: AnswerKey("android_pns"))
+            let counters = record.counters
+            var android = container.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey("android_pns"))
+            try android.encode(counters.reduce(0) { $0 + $1.androidTarget }, forKey: AnswerKey("pns_target"))
+            try android.encode(counters.reduce(0) { $0 + $1.androidSent }, forKey: AnswerKey("pns_sent"))
+            for key in ["pns_received", "pns_click", "pns_display"] {
+                try android.encodeNil(forKey: AnswerKey(key))
+            }
             var ios = container.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey("ios"))
-            try ios.encode(record.target, forKey: AnswerKey("apns_target"))
-            try ios.encode(record.sent, forKey: AnswerKey("apns_sent"))
+            try ios.encode(counters.reduce(0) { $0 + $1.iosTarget }, forKey: AnswerKey("apns_target"))
+            try ios.encode(counters.reduce(0) { $0 + $1.iosSent }, forKey: AnswerKey("apns_sent"))
             for key in ["apns_received", "apns_click", "apns_display", "msg_target", "msg_received", "msg_click", "msg_display"] {
                 try ios.encodeNil(forKey: AnswerKey(key))
             }

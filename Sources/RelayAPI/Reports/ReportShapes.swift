@@ -1,9 +1,10 @@
 import RelayCore
 import RelayStore
 
-/// The JSON of each report call, in JPush's shapes. PushRelay delivers through APNs only:
-/// `ios_apns_sent` / `sent` is what APNs accepted, and what only a JPush client SDK could
-/// know (receipt on the device, display, click) or other platforms' channels are null.
+/// The JSON of each report call, in JPush's shapes. PushRelay delivers through APNs (iOS) and
+/// FCM (Android): `ios_apns_sent` / `sub_ios.apns` is what APNs accepted, `android_pns_sent` /
+/// `sub_android.android_pns` what FCM accepted, `sent` both; what only a JPush client SDK could
+/// know (receipt on the device, display, click) or other channels are null.
 enum ReportShapes {
     /// One element of `GET /v3/received`, or with `detail` of `GET /v3/received/detail`:
     /// the same fields and JPush's per-channel detail counters (its `live_acivity` spelling
@@ -14,21 +15,22 @@ enum ReportShapes {
 
         private static let unknown = ["android_received", "ios_apns_received", "ios_msg_received", "wp_mpns_sent"]
         private static let unknownInDetail = [
-            "jpush_received", "android_pns_sent", "android_pns_received", "live_acivity_sent", "live_acivity_received",
+            "jpush_received", "android_pns_received", "live_acivity_sent", "live_acivity_received",
             "quickapp_jpush_received", "quickapp_pns_sent", "hmos_hmpns_sent", "hmos_hmpns_received", "hmos_msg_received",
         ]
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnswerKey.self)
             try container.encode(counters.id.description, forKey: "msg_id")
-            try container.encode(counters.sent, forKey: "ios_apns_sent")
+            try container.encode(counters.iosSent, forKey: "ios_apns_sent")
+            if detail { try container.encode(counters.androidSent, forKey: "android_pns_sent") }
             try container.encodeNulls(Self.unknown + (detail ? Self.unknownInDetail : []))
         }
     }
 
-    /// One element of `GET /v3/messages/detail`: JPush's `details.notification` with
-    /// `sub_ios.apns`, and PushRelay's own figures beside `details` (with the push's
-    /// `ignored` parts).
+    /// One element of `GET /v3/messages/detail`: JPush's `details.notification` (both
+    /// platforms) with `sub_ios.apns` and `sub_android.android_pns`, and PushRelay's own
+    /// figures beside `details` (with the push's `ignored` parts).
     struct MessageDetail: Encodable {
         var counters: MessageCounters
         /// Outcomes other than sent by reason, as the pipeline recorded them.
@@ -39,10 +41,13 @@ enum ReportShapes {
             try container.encode(counters.id.description, forKey: "msg_id")
             var details = container.nestedContainer(keyedBy: AnswerKey.self, forKey: "details")
             var notification = details.nestedContainer(keyedBy: AnswerKey.self, forKey: "notification")
-            try encodeAPNs(into: &notification)
+            try encodeChannel(target: counters.target, sent: counters.sent, into: &notification)
             var subIOS = notification.nestedContainer(keyedBy: AnswerKey.self, forKey: "sub_ios")
             var apns = subIOS.nestedContainer(keyedBy: AnswerKey.self, forKey: "apns")
-            try encodeAPNs(into: &apns)
+            try encodeChannel(target: counters.iosTarget, sent: counters.iosSent, into: &apns)
+            var subAndroid = notification.nestedContainer(keyedBy: AnswerKey.self, forKey: "sub_android")
+            var pns = subAndroid.nestedContainer(keyedBy: AnswerKey.self, forKey: "android_pns")
+            try encodeChannel(target: counters.androidTarget, sent: counters.androidSent, into: &pns)
             try container.encode(counters.state.rawValue, forKey: "state")
             try container.encode(failures, forKey: "failed_by_reason")
             for (key, count) in [("failed", counters.failed), ("invalidated_tokens", counters.invalidated), ("expired", counters.expired),
@@ -53,9 +58,9 @@ enum ReportShapes {
             try container.encode(counters.ignored, forKey: "ignored")
         }
 
-        private func encodeAPNs(into container: inout KeyedEncodingContainer<AnswerKey>) throws {
-            try container.encode(counters.target, forKey: "target")
-            try container.encode(counters.sent, forKey: "sent")
+        private func encodeChannel(target: Int, sent: Int, into container: inout KeyedEncodingContainer<AnswerKey>) throws {
+            try container.encode(target, forKey: "target")
+            try container.encode(sent, forKey: "sent")
             try container.encodeNulls(["received", "display", "click"])
         }
     }

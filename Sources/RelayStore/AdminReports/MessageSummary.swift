@@ -31,7 +31,7 @@ public struct MessageSummary: Sendable, Equatable {
     /// The columns of a summary (`m` messages, `a` apps).
     public static let columns = """
         m.id, a.app_key, a.name AS app_name, m.state, m.lane, m.environment, m.target_count, m.sent_count, m.failed_count,
-        m.invalidated_count, m.expired_count, m.retry_count,
+        m.invalidated_count, m.expired_count, m.retry_count, m.android_target_count, m.android_sent_count,
         \(isoTimestampSQL("m.created_at")) AS created_at,
         \(isoTimestampSQL("m.first_sent_at")) AS first_sent_at,
         \(isoTimestampSQL("m.last_sent_at")) AS last_sent_at,

@@ -7,8 +7,11 @@ public struct MessageCounters: Sendable, Equatable {
     public var id: MessageID
     public var state: MessageState
     public var target: Int
-    /// Accepted by APNs.
+    /// Accepted by APNs or FCM.
     public var sent: Int
+    /// Of `target` and `sent`, the Android devices (FCM); the rest are iOS (APNs).
+    public var androidTarget = 0
+    public var androidSent = 0
     public var failed: Int
     public var invalidated: Int
     public var expired: Int
@@ -43,6 +46,9 @@ public struct MessageCounters: Sendable, Equatable {
         self.ignored = ignored
     }
 
+    public var iosTarget: Int { target - androidTarget }
+    public var iosSent: Int { sent - androidSent }
+
     /// Targets without an outcome: the rest still to send, or 0 once the message is
     /// withdrawn (what was not sent then never will be; see `withdrawn`).
     public var pending: Int {
@@ -54,7 +60,7 @@ public struct MessageCounters: Sendable, Equatable {
         state == .withdrawn ? remainder : 0
     }
 
-    /// Accepted by APNs per second over the whole duration; nil until finished, or when
+    /// Accepted by APNs or FCM per second over the whole duration; nil until finished, or when
     /// the message finished within a millisecond.
     public var throughputPerSecond: Double? {
         guard let durationSeconds, durationSeconds >= 0.001 else { return nil }
@@ -80,6 +86,8 @@ extension MessageCounters {
             invalidated: try row.int("invalidated_count"), expired: try row.int("expired_count"), retries: try row.int("retry_count"),
             createdAt: try row.string("created_at"), firstSentAt: row["first_sent_at"], lastSentAt: row["last_sent_at"],
             finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
+        androidTarget = try row.int("android_target_count")
+        androidSent = try row.int("android_sent_count")
         ignored = row["body"].map { PushBodyKeys.ignoredParts(ofBody: Array($0.utf8)) } ?? []
     }
 }

@@ -8,6 +8,7 @@ enum ReportStatements {
     /// The body (at most 100 rows) gives `/v3/messages/detail` the parts that were ignored.
     static let counters = SQLStatement("pushrelay_report_counters", """
         SELECT id, state, target_count, sent_count, failed_count, invalidated_count, expired_count, retry_count,
+               android_target_count, android_sent_count,
                \(isoTimestampSQL("created_at")) AS created_at,
                \(isoTimestampSQL("first_sent_at")) AS first_sent_at,
                \(isoTimestampSQL("last_sent_at")) AS last_sent_at,
