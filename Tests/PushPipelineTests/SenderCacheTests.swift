@@ -1,4 +1,5 @@
 import APNSClient
+import FCMClient
 import Foundation
 @testable import PushPipeline
 import Synchronization
@@ -83,6 +84,50 @@ import Testing
         // The chunk's sender still works: the next send builds the client again.
         #expect(await sender.send([Self.notification], urgent: false).count == 1)
         #expect(factory.count == 3 && cache.count == 1)
+    }
+
+    /// Accepts every FCM message; counts shutdowns.
+    final class FakeFCMClient: FCMSender {
+        let shutDown = Atomic<Int>(0)
+
+        func send(_ messages: [FCMMessage], urgent: Bool) async -> [FCMResult] {
+            messages.map { _ in .accepted(name: "projects/p/messages/1") }
+        }
+
+        func shutdown() async { shutDown.add(1, ordering: .relaxed) }
+    }
+
+    static func fcmCredential(app: Int64 = 1, version: String = "v1") -> FCMCredential {
+        FCMCredential(appID: app, appKey: "app\(app)", version: version, isBroken: false, sealedSecret: [])
+    }
+
+    @Test func anAppsFCMClientIsOneBesideItsAPNsClientsAndDroppedWhenIdleLikeThem() async throws {
+        let clock = SkippingClock()
+        let factory = Factory()
+        let fcmClients = Mutex<[FakeFCMClient]>([])
+        let cache = SenderCache(idleAfter: .seconds(300), clock: clock, makeSender: { factory.make($0, $1) }, makeFCMSender: { _ in
+            let client = FakeFCMClient()
+            fcmClients.withLock { $0.append(client) }
+            return client
+        })
+        _ = try cache.sender(for: Self.credential(), environment: "production")
+        let fcm = try cache.sender(for: Self.fcmCredential())
+        _ = try cache.sender(for: Self.fcmCredential())
+        #expect(fcmClients.withLock(\.count) == 1 && factory.count == 1 && cache.count == 2, "one FCM client per app and version")
+        #expect(cache.statistics.isEmpty, "the fakes keep no counters")
+        #expect(await fcm.send([FCMMessage(token: "t", message: Array("{}".utf8))], urgent: true) == [.accepted(name: "projects/p/messages/1")])
+        // A new service account: a new client, the old one dropped at once (nothing in flight).
+        _ = try cache.sender(for: Self.fcmCredential(version: "v2"))
+        #expect(fcmClients.withLock(\.count) == 2 && cache.count == 2)
+        try await clock.sleep(for: .seconds(300))
+        #expect(cache.evictIdle() == 2 && cache.count == 0)
+        try await poll(timeout: .seconds(5), "the FCM clients to shut down") {
+            fcmClients.withLock { $0.allSatisfy { $0.shutDown.load(ordering: .relaxed) == 1 } } ? true : nil
+        }
+
+        // A worker made without FCM clients: the credential makes none (its chunks pause, as for a bad key).
+        let apnsOnly = SenderCache(idleAfter: .seconds(300), clock: clock, makeSender: { factory.make($0, $1) })
+        #expect(throws: CredentialUnusable.self) { try apnsOnly.sender(for: Self.fcmCredential()) }
     }
 
     @Test func aClientIsNotDroppedWhileASendIsUnderWay() async throws {
