@@ -188,43 +188,37 @@ struct ChunkSender: Sendable {
     }
 
     /// Sends a round's notifications (or FCM messages) as one batch (the client bounds what is
-    /// in flight) and pairs each result with its target. The targeted lane's go ahead of the
-    /// broadcasts' waiting in the same client (the same app's).
+    /// in flight) and pairs each result with its target, the answers counted in the metrics.
+    /// The targeted lane's go ahead of the broadcasts' waiting in the same client (the same app's).
     private func sendRound(_ targets: [ChunkRun.Target], delivery: Delivery, lane: Lane) async -> [(ChunkRun.Target, DeliveryStep)] {
         switch delivery {
         case .apns(let notification, let sender, let appKey):
-            return await sendRound(targets, notification: notification, sender: sender, appKey: appKey, lane: lane)
-        case .fcm(let message, let sender, _):
+            let notifications = targets.map { target in
+                let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge)
+                return APNSNotification(
+                    deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
+                    priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
+                    collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
+            }
+            let results = await sender.send(notifications, urgent: lane == .targeted)
+            count(results, in: RelayMetrics.apnsResponses, appKey: appKey) { ResponseLabels.answer($0, metrics: metrics) }
+            return zip(targets, results).map { target, result in (target, DeliveryStep(result)) }
+        case .fcm(let message, let sender, let appKey):
             let messages = targets.map { FCMMessage(token: $0.token, message: message.message, expiration: message.expiration) }
             let results = await sender.send(messages, urgent: lane == .targeted)
+            count(results, in: RelayMetrics.fcmResponses, appKey: appKey) { ResponseLabels.answer($0, metrics: metrics) }
             return zip(targets, results).map { target, result in (target, DeliveryStep(result)) }
         }
     }
 
-    /// An APNs round, its answers counted in the metrics by kind.
-    private func sendRound(_ targets: [ChunkRun.Target], notification: PreparedNotification, sender: any NotificationSender, appKey: String,
-                           lane: Lane) async -> [(ChunkRun.Target, DeliveryStep)] {
+    /// Counts a round's answers per kind, not per device: a round is mostly one kind.
+    private func count<Result>(_ results: [Result], in metric: String, appKey: String, answer: (Result) -> ResponseLabels.Answer) {
         let app = metrics.bounded("app_key", appKey)
-        let notifications = targets.map { target in
-            let built = notification.notification(deviceID: target.deviceID, storedBadge: target.storedBadge)
-            return APNSNotification(
-                deviceToken: target.token, topic: built.topic, pushType: APNSPushType(rawValue: built.pushType) ?? .alert,
-                priority: APNSPriority(rawValue: built.priority) ?? .immediate, expiration: built.expiration,
-                collapseID: built.collapseID, apnsID: built.apnsID, payload: built.payload)
-        }
-        let results = await sender.send(notifications, urgent: lane == .targeted)
-        // Counted per kind of answer, not per device: a round is mostly one kind.
-        var accepted = 0
-        var answers: [APNSResponseLabels.Answer: Int] = [:]
-        let steps = zip(targets, results).map { target, result in
-            if case .accepted = result { accepted += 1 } else { answers[APNSResponseLabels.answer(result, metrics: metrics), default: 0] += 1 }
-            return (target, DeliveryStep(result))
-        }
-        if accepted > 0 { answers[APNSResponseLabels.accepted, default: 0] += accepted }
+        var answers: [ResponseLabels.Answer: Int] = [:]
+        for result in results { answers[answer(result), default: 0] += 1 }
         for (answer, number) in answers {
-            metrics.increment(RelayMetrics.apnsResponses, answer.labels(appKey: app), by: Double(number))
+            metrics.increment(metric, answer.labels(appKey: app), by: Double(number))
         }
-        return steps
     }
 
     /// Marks the credential broken: the chunks it sends (its app's to its APNs environment,

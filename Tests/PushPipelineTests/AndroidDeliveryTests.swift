@@ -82,6 +82,16 @@ import Testing
         return (try? JSONSerialization.jsonObject(with: Data(delivery.payload)) as? [String: Any])?["message"] as? [String: Any]
     }
 
+    /// `pushrelay_fcm_responses_total` by "status reason", summed over the apps.
+    static func fcmAnswers(_ relay: PipelineHarness) async throws -> [String: Double] {
+        let scrape = try MetricsEndpointTests.parse(try await relay.request("GET", "/metrics").text)
+        var sums: [String: Double] = [:]
+        for (series, value) in scrape.samples where series.name == RelayMetrics.fcmResponses {
+            sums["\(series.labels["status"] ?? "") \(series.labels["reason"] ?? "")", default: 0] += value
+        }
+        return sums
+    }
+
     @Test func aPushToAllReachesEachIOSAndAndroidTokenOnceWithOneAccessToken() async throws {
         try await Self.with(chunkSize: 16) { relay, fcm in
             let app = try await Self.app(relay, fcm)
@@ -89,6 +99,7 @@ import Testing
             let android = try await Self.insertAndroid(relay, app, count: 50, prefix: "fcm")
             let unregistered = try await Self.insertAndroid(relay, app, count: 3, prefix: "dead")
             let invalid = try await Self.insertAndroid(relay, app, count: 2, prefix: "bad")
+            let before = try await Self.fcmAnswers(relay)
             let msgID = try await relay.accepted(app, [
                 "platform": "all", "audience": "all",
                 "notification": [
@@ -112,6 +123,11 @@ import Testing
             #expect(fcm.simulator.stats.accepted == 50)
             // Four chunks of Android devices (16 each), one access token.
             #expect(fcm.simulator.accessTokensIssued == 1)
+            // FCM's answers in the metrics, by status and error code.
+            let after = try await Self.fcmAnswers(relay)
+            #expect(after["200 "]! - (before["200 "] ?? 0) == 50)
+            #expect(after["404 UNREGISTERED"]! - (before["404 UNREGISTERED"] ?? 0) == 3)
+            #expect(after["400 INVALID_ARGUMENT"]! - (before["400 INVALID_ARGUMENT"] ?? 0) == 2)
 
             // The JPush body mapped: alert and title, extras as strings, channel and priority.
             let sent = try #require(Self.received(fcm, android[7]))

@@ -7,6 +7,7 @@ public enum RelayMetrics {
     public static let pushesAccepted = "pushrelay_pushes_accepted_total"
     // Recorded by workers.
     public static let apnsResponses = "pushrelay_apns_responses_total"
+    public static let fcmResponses = "pushrelay_fcm_responses_total"
     public static let deliveries = "pushrelay_deliveries_total"
     public static let retries = "pushrelay_push_retries_total"
     public static let tokensInvalidated = "pushrelay_tokens_invalidated_total"
@@ -31,8 +32,10 @@ public enum RelayMetrics {
         registry.declare(pushesAccepted, .counter, help: "Pushes accepted into the queue, by app.")
         registry.declare(apnsResponses, .counter,
                          help: "APNs answers by app, HTTP status and reason (status \"error\" when no answer came).")
+        registry.declare(fcmResponses, .counter,
+                         help: "FCM answers by app, HTTP status and error code (status \"error\" when no answer came).")
         registry.declare(deliveries, .counter, help: "Delivery outcomes recorded, by app and outcome.")
-        registry.declare(retries, .counter, help: "Sends retried after a retryable APNs answer, by app.")
+        registry.declare(retries, .counter, help: "Sends retried after a retryable APNs or FCM answer, by app.")
         registry.declare(tokensInvalidated, .counter, help: "Device tokens found dead and deactivated, by app.")
     }
 }
