@@ -153,6 +153,10 @@ import Testing
             let pnsCounts = (notification["sub_android"] as? [String: Any])?["android_pns"] as? [String: Any]
             #expect(pnsCounts?["target"] as? Int == 55 && pnsCounts?["sent"] as? Int == 50)
 
+            let admin = try await relay.request("GET", "/admin/v1/messages/\(msgID)")
+            let platforms = admin.json["platforms"] as? [String: [String: Int]]
+            #expect(platforms?["ios"] == ["target": 30, "sent": 30] && platforms?["android"] == ["target": 55, "sent": 50])
+
             // Dead and malformed tokens are invalidated, by FCM's reason…
             let failures = try await relay.pool.query("SELECT reason, count FROM message_failures WHERE message_id = $1 ORDER BY reason", [msgID])
             #expect(try failures.map { "\(try $0.string("reason"))=\(try $0.int("count"))" } == ["INVALID_ARGUMENT=2", "UNREGISTERED=3"])

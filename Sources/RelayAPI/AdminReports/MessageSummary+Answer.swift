@@ -1,7 +1,8 @@
 import RelayCore
 import RelayStore
 
-/// A message in the admin listing's answer: counters, state, progress and timing, with its app.
+/// A message in the admin listing's answer: counters (target and sent per platform too),
+/// state, progress and timing, with its app.
 extension MessageSummary: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnswerKey.self)
@@ -13,6 +14,12 @@ extension MessageSummary: Encodable {
                              ("invalidated", counters.invalidated), ("expired", counters.expired),
                              ("withdrawn", counters.withdrawn), ("pending", counters.pending), ("retries", counters.retries)] {
             try container.encode(count, forKey: AnswerKey(key))
+        }
+        var platforms = container.nestedContainer(keyedBy: AnswerKey.self, forKey: "platforms")
+        for (platform, target, sent) in [("ios", counters.iosTarget, counters.iosSent), ("android", counters.androidTarget, counters.androidSent)] {
+            var counts = platforms.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey(platform))
+            try counts.encode(target, forKey: "target")
+            try counts.encode(sent, forKey: "sent")
         }
         try container.encode(progress, forKey: "progress")
         try counters.encodeTiming(into: &container)

@@ -105,6 +105,13 @@ enum DashboardPages {
             body += "<td style=\"width:60%\"><div class=\"bar\(failedClass)\"><div id=\"bar-\(step.rawValue)\" style=\"width:\(percent(share))%\"></div></div></td></tr>"
         }
         body += "</table></div>"
+        body += "<div class=\"card\"><h2>By platform</h2><table><tr><th></th><th>Target</th><th>Sent</th></tr>"
+        for (platform, name, target, sent) in [("ios", "iOS (APNs)", message.counters.iosTarget, message.counters.iosSent),
+                                               ("android", "Android (FCM)", message.counters.androidTarget, message.counters.androidSent)] {
+            body += "<tr><th>\(name)</th><td class=\"n\" id=\"\(platform)-target\">\(target)</td>"
+            body += "<td class=\"n\" id=\"\(platform)-sent\">\(sent)</td></tr>"
+        }
+        body += "</table></div>"
         body += failuresCard(funnel.failures, title: "Not delivered, by reason")
         body += "<div class=\"card\"><h2>Timing</h2><table>"
         let counters = message.counters
@@ -122,7 +129,7 @@ enum DashboardPages {
     private static func label(_ step: MessageFunnel.Step) -> String {
         switch step {
         case .target: "Target"
-        case .sent: "Sent (accepted by APNs)"
+        case .sent: "Sent (accepted by APNs or FCM)"
         case .failed: "Failed"
         case .invalidated: "Tokens invalidated"
         case .expired: "Expired"
@@ -148,6 +155,10 @@ enum DashboardPages {
               for(const s of steps){
                 document.getElementById("funnel-"+s).textContent=f[s];
                 document.getElementById("bar-"+s).style.width=(f.target?100*f[s]/f.target:0)+"%";
+              }
+              for(const p of ["ios","android"]){
+                document.getElementById(p+"-target").textContent=m.platforms[p].target;
+                document.getElementById(p+"-sent").textContent=m.platforms[p].sent;
               }
               document.getElementById("progress-bar").style.width=(100*m.progress)+"%";
               document.getElementById("progress-text").textContent=Math.floor(100*m.progress)+"% · "+m.state;
