@@ -68,6 +68,56 @@ import TestSupport
         }
     }
 
+    /// A broadcast to both platforms is cut iOS first, then Android from the first device,
+    /// a chunk per platform; spread over `big_push_duration` per platform; a targeted push
+    /// past the inline limit goes on with both platforms. Every device counted once, the
+    /// Android ones apart.
+    @Test func aPushToBothPlatformsIsCutPlatformByPlatform() async throws {
+        try await TestDatabase.withMigratedPool { pool in
+            let app = Int64(try await pool.query("""
+                INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef0123456f', 'p', 'h') RETURNING id
+                """)[0].int("id"))
+            // Interleaved ids: iOS and Android devices alternate, all with the alias "both".
+            try await pool.query("""
+                INSERT INTO devices (app_id, token, platform, environment, alias)
+                SELECT $1, CASE WHEN i % 2 = 0 THEN lpad(to_hex(i), 64, '0') ELSE 'fcm-' || i END,
+                       CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END, CASE WHEN i % 2 = 0 THEN 'production' END, 'both'
+                FROM generate_series(1, 10) i
+                """, [app])
+            let store = MessageStore(pool: pool, chunkSize: 2, inlineLimit: 3)
+            let resolver = AudienceResolver(pool: pool, chunkMaker: ChunkMaker(chunkSize: 2), sliceSize: 4)
+            func resolveAll() async throws {
+                while try await resolver.resolveNextSlice() != .idle {}
+            }
+            func chunks(_ message: MessageStore.Accepted) async throws -> [String] {
+                try await pool.query("""
+                    SELECT platform, cardinality(device_ids) AS n, available_at <= now() + interval '601 seconds' AS within
+                    FROM push_chunks WHERE message_id = $1 ORDER BY id
+                    """, [message.msgID.rawValue]).map { "\(try $0.string("platform"))\(try $0.int("n"))\(try $0.bool("within") ? "" : "late")" }
+            }
+            func counts(_ message: MessageStore.Accepted) async throws -> String {
+                let row = try await pool.query("SELECT state, target_count, android_target_count FROM messages WHERE id = $1",
+                                               [message.msgID.rawValue])[0]
+                return "\(try row.string("state")) \(try row.int("target_count")) \(try row.int("android_target_count"))"
+            }
+
+            let (broadcast, broadcastBody) = try push(#"{"platform":"all","audience":"all","notification":{"alert":"b"},"options":{"big_push_duration":10}}"#)
+            let spread = try await store.accept(appID: app, request: broadcast, body: broadcastBody)
+            try await resolveAll()
+            #expect(try await chunks(spread) == ["ios2", "ios2", "ios1", "android2", "android2", "android1"])
+            #expect(try await counts(spread) == "sending 10 5")
+
+            let (targeted, targetedBody) = try push(#"{"platform":"all","audience":{"alias":["both"]},"notification":{"alert":"t"}}"#)
+            let many = try await store.accept(appID: app, request: targeted, body: targetedBody)
+            // The first three devices cut at once (Android, iOS, Android), in a chunk per platform.
+            #expect(try await counts(many) == "resolving 3 2")
+            #expect(try await chunks(many) == ["android2", "ios1"])
+            try await resolveAll()
+            #expect(try await counts(many) == "sending 10 5")
+            #expect(try await chunks(many).sorted() == ["android1", "android2", "android2", "ios1", "ios2", "ios2"])
+        }
+    }
+
     /// Concurrent pushes share transactions (group commit); each is answered with its own
     /// msg_id or its own error, a repeated cid inside one transaction answers the first push,
     /// and a batch API's pushes are one commit.
