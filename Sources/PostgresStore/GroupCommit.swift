@@ -6,12 +6,13 @@ import Synchronization
 /// that commit. `CommitCoalescer` decides what runs together; this runs it.
 ///
 /// A batch of one runs `single` (the write as it runs alone: no transaction of its own to
-/// open, so an idle write costs what it did before). In a batch of more, each item runs
-/// `perform` in the shared transaction. An error `isOwnFailure` accepts (a check that wrote
-/// nothing, such as an audience matching nobody) is that item's answer and the others go on;
-/// any other error of a statement rolls the transaction back and every item of the batch runs
-/// `single` instead, so a bad item fails alone. When the `COMMIT` itself fails nobody knows
-/// whether it took, so each item gets that error (as a lone write would), none is run again.
+/// open, so an idle write costs what it did before). A batch of more runs `performAll` in the
+/// shared transaction: statements for the whole batch, or each item's own in turn (`each`). An
+/// item's own failure (a check that wrote nothing, such as an audience matching nobody) is
+/// that item's answer and the others go on; any error `performAll` throws rolls the
+/// transaction back and every item of the batch runs `single` instead, so a bad item fails
+/// alone. When the `COMMIT` itself fails nobody knows whether it took, so each item gets that
+/// error (as a lone write would), none is run again.
 public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     public typealias Results = [Result<Output, any Error>]
 
@@ -22,26 +23,24 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
 
     private let pool: PostgresPool
     private let priority: PostgresPriority
-    private let perform: @Sendable (Item, PostgresConnection) throws -> Output
+    private let performAll: @Sendable ([Item], PostgresConnection) throws -> Results
     private let single: @Sendable (Item) async throws -> Output
-    private let isOwnFailure: @Sendable (any Error) -> Bool
     private let coalescer: Mutex<CommitCoalescer<Caller>>
 
     /// - Parameters:
     ///   - maxInFlight: transactions open at once (pool connections this may hold).
     ///   - maxBatch: items per transaction, except a single caller's larger group.
-    ///   - perform: one item's statements, inside the shared transaction.
+    ///   - performAll: the batch's statements inside the shared transaction, a result per
+    ///     item in order; a failed item must have written nothing and left the transaction
+    ///     usable, else throw.
     ///   - single: one item alone (its own transaction or statement, its own retries).
-    ///   - isOwnFailure: errors of `perform` that leave the transaction usable and wrote nothing.
     public init(pool: PostgresPool, priority: PostgresPriority = .normal, maxInFlight: Int, maxBatch: Int,
-                isOwnFailure: @escaping @Sendable (any Error) -> Bool = { _ in false },
-                perform: @escaping @Sendable (Item, PostgresConnection) throws -> Output,
+                performAll: @escaping @Sendable ([Item], PostgresConnection) throws -> Results,
                 single: @escaping @Sendable (Item) async throws -> Output) {
         self.pool = pool
         self.priority = priority
-        self.perform = perform
+        self.performAll = performAll
         self.single = single
-        self.isOwnFailure = isOwnFailure
         coalescer = Mutex(CommitCoalescer(maxInFlight: maxInFlight, maxBatch: maxBatch))
     }
 
@@ -81,8 +80,8 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
         if items.count > 1 {
             let shared: Results?
             do {
-                shared = try await pool.withConnection(priority: priority) { [perform, isOwnFailure] connection in
-                    try Self.together(items, perform: perform, isOwnFailure: isOwnFailure, on: connection)
+                shared = try await pool.withConnection(priority: priority) { [performAll] connection in
+                    try Self.together(items, performAll: performAll, on: connection)
                 }
             } catch {
                 // Not started (no connection) or the COMMIT failed: the same answer for all.
@@ -98,9 +97,26 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     }
 
     /// The items in one transaction; nil when a statement failed and it was rolled back.
-    private static func together(_ items: [Item], perform: (Item, PostgresConnection) throws -> Output,
-                                 isOwnFailure: (any Error) -> Bool, on connection: PostgresConnection) throws -> Results? {
+    private static func together(_ items: [Item], performAll: ([Item], PostgresConnection) throws -> Results,
+                                 on connection: PostgresConnection) throws -> Results? {
         try connection.query("BEGIN")
+        let results: Results
+        do {
+            results = try performAll(items, connection)
+            precondition(results.count == items.count, "a group commit answers each item once")
+        } catch {
+            connection.rollbackQuietly()
+            return nil
+        }
+        try connection.query("COMMIT")
+        return results
+    }
+
+    /// A `performAll` of items with statements of their own: each item's `perform` in turn.
+    /// An error `isOwnFailure` accepts (it left the transaction usable and wrote nothing) is
+    /// that item's answer; any other ends the batch.
+    public static func each(_ items: [Item], perform: (Item, PostgresConnection) throws -> Output,
+                             isOwnFailure: (any Error) -> Bool, on connection: PostgresConnection) throws -> Results {
         var results: Results = []
         results.reserveCapacity(items.count)
         for item in items {
@@ -108,12 +124,8 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
                 results.append(.success(try perform(item, connection)))
             } catch let error where isOwnFailure(error) && connection.transactionStatus == PQTRANS_INTRANS {
                 results.append(.failure(error))
-            } catch {
-                connection.rollbackQuietly()
-                return nil
             }
         }
-        try connection.query("COMMIT")
         return results
     }
 }

@@ -8,6 +8,10 @@ public enum SQLArray {
         "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 
+    public static func bool(_ values: [Bool]) -> String {
+        "{" + values.map { $0 ? "t" : "f" }.joined(separator: ",") + "}"
+    }
+
     public static func int(_ values: [Int?]) -> String {
         "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
     }

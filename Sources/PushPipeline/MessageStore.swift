@@ -103,11 +103,11 @@ public final class MessageStore: Sendable {
     }
 
     /// Concurrent pushes share a transaction: as many open at once as the pool has
-    /// connections (each push is still a statement: fewer would run fewer at once), up to
-    /// 256 pushes each.
+    /// connections, up to 256 pushes each; the targeted pushes of a batch share statements
+    /// (`TargetedBatch`).
     private static func groupCommit(_ acceptor: Acceptor, pool: PostgresPool) -> GroupCommit<Pending, Stored> {
-        GroupCommit(pool: pool, maxInFlight: pool.size, maxBatch: 256, isOwnFailure: { $0 is JPushError },
-                    perform: { pending, connection in try acceptor.accept(id: acceptor.nextMessageID(), pending, on: connection) },
+        GroupCommit(pool: pool, maxInFlight: pool.size, maxBatch: 256,
+                    performAll: { pending, connection in try acceptor.accept(pending, on: connection) },
                     single: { pending in try await acceptor.acceptAlone(pending) })
     }
 
@@ -119,6 +119,11 @@ public final class MessageStore: Sendable {
     public func accept(appID: Int64, request: PushRequest, body: [UInt8], on connection: PostgresConnection) throws -> Accepted {
         try acceptor.accept(id: acceptor.nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self),
                             handoff: nil, on: connection).accepted
+    }
+
+    /// JPush's answer to a push whose audience matched no active device.
+    static func noTarget(_ id: MessageID) -> JPushError {
+        JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long", msgID: id.description)
     }
 
     /// The collapse id of the message an `options.override_msg_id` names, among the app's.
@@ -134,7 +139,7 @@ public final class MessageStore: Sendable {
         return CollapseID.of(options, msgID: overridden, overridden: nil)
     }
 
-    private static func existing(appID: Int64, cid: String, on connection: PostgresConnection) throws -> Accepted? {
+    static func existing(appID: Int64, cid: String, on connection: PostgresConnection) throws -> Accepted? {
         guard let row = try connection.preparedQuery(AudienceStatements.acceptedByCID, [appID, cid]).first,
               let id = MessageID(rawValue: Int64(try row.int("id")))
         else { return nil }
@@ -233,8 +238,40 @@ public final class MessageStore: Sendable {
             guard try row?.int("devices") == 0 else {
                 throw PostgresError.protocolViolation("message insert conflicted without a cid")
             }
-            throw JPushError(status: 400, code: 1011, message: "cannot find user by this audience or has been inactive for too long",
-                             msgID: id.description)
+            throw MessageStore.noTarget(id)
+        }
+
+        /// A batch's pushes in the shared transaction: the targeted pushes to one list (nearly
+        /// every single-user push) in one statement per list kind, each other push in its own.
+        /// A push's `JPushError` (it wrote nothing) is its answer; any other error ends the batch.
+        func accept(_ batch: [Pending], on connection: PostgresConnection) throws -> [Result<Stored, any Error>] {
+            var results = [Result<Stored, any Error>?](repeating: nil, count: batch.count)
+            var alone: [Int] = []
+            var together: [AudienceShape: [(index: Int, push: TargetedBatch.Push)]] = [:]
+            for (index, pending) in batch.enumerated() {
+                let submission = pending.submission
+                guard let shape = TargetedBatch.shape(of: submission.request) else {
+                    alone.append(index)
+                    continue
+                }
+                together[shape, default: []].append((index, TargetedBatch.Push(
+                    id: nextMessageID(), appID: submission.appID, request: submission.request,
+                    body: String(decoding: submission.body, as: UTF8.self), handoff: pending.handoff)))
+            }
+            let answers = try GroupCommit<Pending, Stored>.each(alone.map { batch[$0] }, perform: { pending, connection in
+                try accept(id: nextMessageID(), pending, on: connection)
+            }, isOwnFailure: { $0 is JPushError }, on: connection)
+            for (index, answer) in zip(alone, answers) { results[index] = answer }
+            for (shape, pushes) in together.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                let answers = try TargetedBatch.accept(pushes.map(\.push), shape: shape, chunkMaker: chunkMaker, inlineLimit: inlineLimit, on: connection)
+                for ((index, _), answer) in zip(pushes, answers) {
+                    results[index] = answer.map { Stored(accepted: $0.accepted, handed: $0.handed) }
+                }
+            }
+            return try results.map { result in
+                guard let result else { throw PostgresError.protocolViolation("a push of the batch has no answer") }
+                return result
+            }
         }
     }
 

@@ -2,12 +2,11 @@ import Foundation
 import PostgresStore
 import PushCore
 
-/// Writes a batch of outcomes back in one transaction: the sent devices as `delivery_spans`
-/// rows (a run of ids each, `DeliverySpans`, migration 0025), every other outcome as a
-/// `deliveries` row, the message's counters, `message_failures` and the admin reports'
-/// per-minute rollups for exactly what was recorded, and — when the chunk has no device left
-/// — the chunk and possibly the message as done; dead tokens first. Nothing is written per
-/// sent device.
+/// Writes chunks' outcomes back: the sent devices as `delivery_spans` rows (a run of ids
+/// each, `DeliverySpans`, migration 0025), every other outcome as a `deliveries` row, the
+/// messages' counters, `message_failures` and the admin reports' per-minute rollups for
+/// exactly what was recorded, and — when a chunk has no device left — the chunk and possibly
+/// its message as done; dead tokens first. Nothing is written per sent device.
 ///
 /// A device has at most one outcome per message. Every write of a chunk first counts itself
 /// in the chunk's row, which locks it: writes of the same chunk (a holder whose lease ran
@@ -15,9 +14,12 @@ import PushCore
 /// recorded.
 ///
 /// Concurrent writes (of different chunks and messages) share a transaction
-/// (`GroupCommit`), one per lane: under load the rows every write updates (the app's
-/// per-minute rollup) are locked and committed once per batch, not once per chunk, and
-/// writers do not queue on their locks one commit after another.
+/// (`GroupCommit`), one per lane, and its statements: one counts every write of the batch,
+/// one records every write by its chunk's only writer (nearly all), with each message's
+/// counters and each app's rollup row updated once from the batch's sums; a write that may
+/// meet outcomes recorded already has a statement of its own. One transaction per lane at a
+/// time: concurrent ones queued on the app's rollup row, holding their chunks' rows (and the
+/// lease keeper behind them) meanwhile, while the next batch forms anyway.
 struct OutcomeWriter: Sendable {
     let pool: PostgresPool
     let owner: String
@@ -45,8 +47,8 @@ struct OutcomeWriter: Sendable {
         self.pool = pool
         self.owner = owner
         func committer(_ priority: PostgresPriority) -> GroupCommit<Batch, Written> {
-            GroupCommit(pool: pool, priority: priority, maxInFlight: max(1, pool.size / 2), maxBatch: 64,
-                        perform: { batch, connection in try Self.write(batch, owner: owner, on: connection) },
+            GroupCommit(pool: pool, priority: priority, maxInFlight: 1, maxBatch: 64,
+                        performAll: { batches, connection in try Self.write(batches, owner: owner, on: connection).map { .success($0) } },
                         single: { batch in try await Self.writeAlone(batch, pool: pool, owner: owner) })
         }
         targeted = committer(.normal)
@@ -69,7 +71,7 @@ struct OutcomeWriter: Sendable {
             attempt += 1
             do {
                 return try await pool.withConnection(priority: batch.chunk.priority) { connection in
-                    try connection.transaction { connection in try write(batch, owner: owner, on: connection) }
+                    try connection.transaction { connection in try write([batch], owner: owner, on: connection)[0] }
                 }
             } catch PostgresError.server(let state, _) where state.isTransactionConflict && attempt < 5 {
                 // Two chunks of different messages touching the same devices: try again.
@@ -78,60 +80,113 @@ struct OutcomeWriter: Sendable {
         }
     }
 
-    /// A write inside the caller's transaction.
-    private static func write(_ batch: Batch, owner: String, on connection: PostgresConnection) throws -> Written {
-        let chunk = batch.chunk
-        // Only the chunk's first holder, while nobody has leased it since and every write of
-        // it so far is one it saw succeed, is sure to be the only writer of its devices: it
-        // writes without looking for their outcomes, the cheaper statement.
-        let row = try connection.preparedQuery(OutcomeStatements.countWrite, [chunk.id]).first
-        let alone = try chunk.leases == 1 && row?.int("leases") == 1 && row?.int("before") == chunk.writes
-        return try write(chunk, outcomes: batch.outcomes, retries: batch.retries, sentAt: batch.sentAt, chunkComplete: batch.chunkComplete,
-                         owner: owner, mayConflict: !alone, on: connection)
+    /// Writes inside the caller's transaction, each batch's answer in order.
+    private static func write(_ batches: [Batch], owner: String, on connection: PostgresConnection) throws -> [Written] {
+        // A chunk written twice in one batch (its lease ran out and this node leased it again)
+        // counts each write apart, in order.
+        guard Set(batches.map(\.chunk.id)).count == batches.count else {
+            return try batches.map { try write([$0], owner: owner, on: connection)[0] }
+        }
+        let counted = try connection.preparedQuery(OutcomeStatements.countWrites, [SQLArray.bigint(batches.map(\.chunk.id))])
+        let before = Dictionary(uniqueKeysWithValues: try counted.map { row in
+            (Int64(try row.int("id")), (leases: try row.int("leases"), writes: try row.int("before")))
+        })
+        let tallies = try batches.map { batch in
+            let chunk = batch.chunk
+            // Only the chunk's first holder, while nobody has leased it since and every write
+            // of it so far is one it saw succeed, is sure to be the only writer of its devices:
+            // it writes without looking for their outcomes, with the batch's other such writes.
+            let alone = chunk.leases == 1 && before[chunk.id]?.leases == 1 && before[chunk.id]?.writes == chunk.writes
+            return (tally: Tally(batch, outcomes: try recordInvalidations(batch, on: connection)), alone: alone)
+        }
+        let first = tallies.filter(\.alone).map(\.tally)
+        let states = first.isEmpty ? [:] : try writeFirst(first, owner: owner, on: connection)
+        return try tallies.map { tally, alone in
+            let state: MessageState = if alone { states[tally.batch.chunk.messageID] ?? .done } else {
+                try writeMayConflict(tally, owner: owner, on: connection)
+            }
+            return Written(messageState: state, counts: tally.counts)
+        }
     }
 
-    private static func write(_ chunk: LeasedChunk, outcomes: [ChunkRun.Outcome], retries: Int, sentAt: Date, chunkComplete: Bool,
-                              owner: String, mayConflict: Bool, on connection: PostgresConnection) throws -> Written {
-        var outcomes = outcomes
+    /// The batch's outcomes with its invalidations recorded: the registry's rule keeps a
+    /// token registered again after APNs' timestamp (or, without one, after we sent) active,
+    /// and such a device's outcome is `failed`.
+    private static func recordInvalidations(_ batch: Batch, on connection: PostgresConnection) throws -> [ChunkRun.Outcome] {
+        var outcomes = batch.outcomes
         let invalid = outcomes.filter { $0.outcome == .invalidated }
-        if !invalid.isEmpty {
-            // The registry's rule: a token registered again after APNs' timestamp (or, without
-            // one, after we sent) stays active.
-            let invalidated = Set(try connection.preparedQuery(OutcomeStatements.invalidate, [SQLArray.bigint(invalid.map(\.deviceID)), SQLArray.text(invalid.map(\.reason)),
-                      SQLArray.timestamps(invalid.map(\.invalidatedSince)), sentAt, chunk.appID]).map { Int64(try $0.int("id")) })
-            for index in outcomes.indices where outcomes[index].outcome == .invalidated && !invalidated.contains(outcomes[index].deviceID) {
-                outcomes[index].outcome = .failed
+        guard !invalid.isEmpty else { return outcomes }
+        let invalidated = Set(try connection.preparedQuery(OutcomeStatements.invalidate, [
+            SQLArray.bigint(invalid.map(\.deviceID)), SQLArray.text(invalid.map(\.reason)), SQLArray.timestamps(invalid.map(\.invalidatedSince)),
+            batch.sentAt, batch.chunk.appID,
+        ]).map { Int64(try $0.int("id")) })
+        for index in outcomes.indices where outcomes[index].outcome == .invalidated && !invalidated.contains(outcomes[index].deviceID) {
+            outcomes[index].outcome = .failed
+        }
+        return outcomes
+    }
+
+    /// A write's outcomes sorted for the statements: the sent devices as spans, the others as
+    /// rows, and the counts.
+    private struct Tally {
+        var batch: Batch
+        var others: [ChunkRun.Outcome]
+        var sent: (ids: [Int64], runs: [Int])
+        var counts: [DeliveryOutcome: Int] = [:]
+        /// Failed, invalidated and expired outcomes by reason.
+        var failures: [String: Int] = [:]
+
+        init(_ batch: Batch, outcomes: [ChunkRun.Outcome]) {
+            self.batch = batch
+            others = outcomes.filter { $0.outcome != .sent }
+            sent = DeliverySpans.numbered(outcomes.filter { $0.outcome == .sent }.map(\.deviceID))
+            for outcome in outcomes {
+                counts[outcome.outcome, default: 0] += 1
+                if let reason = outcome.reason, [.failed, .invalidated, .expired].contains(outcome.outcome) { failures[reason, default: 0] += 1 }
             }
         }
-        // One statement: the rows and spans, the failures by reason, the rollups and the
-        // counters, all from what was actually recorded, and the chunk and perhaps the message
-        // finished. The message row (its counters) and the app's rollup row are what
-        // concurrent writers share, and they are updated last, so their locks are held only
-        // while the statement ends and commits. Completion is a count of the chunks still
-        // pending, decremented here: after waiting for the row lock the update re-reads the
-        // row, so two writers finishing the last two chunks cannot both miss it.
-        let others = outcomes.filter { $0.outcome != .sent }
-        let sent = DeliverySpans.numbered(outcomes.filter { $0.outcome == .sent }.map(\.deviceID))
-        var counts: [DeliveryOutcome: Int] = [:]
-        var failures: [String: Int] = [:]
-        for outcome in outcomes {
-            counts[outcome.outcome, default: 0] += 1
-            if let reason = outcome.reason, [.failed, .invalidated, .expired].contains(outcome.outcome) { failures[reason, default: 0] += 1 }
-        }
+    }
+
+    /// The first holders' writes in one statement; each message's state after it.
+    private static func writeFirst(_ tallies: [Tally], owner: String, on connection: PostgresConnection) throws -> [Int64: MessageState] {
+        let chunks = tallies.map(\.batch)
         var parameters: [(any PostgresBindable)?] = [
-            chunk.messageID, SQLArray.bigint(others.map(\.deviceID)), SQLArray.text(others.map(\.outcome.rawValue)),
-            SQLArray.text(others.map(\.reason)), SQLArray.int(others.map(\.attempts)), retries, chunk.appID, chunk.id, owner,
-            chunkComplete, SQLArray.bigint(sent.ids), SQLArray.int(sent.runs),
+            SQLArray.bigint(chunks.map(\.chunk.id)), SQLArray.bigint(chunks.map(\.chunk.messageID)), SQLArray.bigint(chunks.map(\.chunk.appID)),
+            SQLArray.bool(chunks.map(\.chunkComplete)), SQLArray.int(chunks.map(\.retries)),
         ]
-        if !mayConflict {
-            // Everything goes in: the counts are those of the batch.
-            let reasons = failures.keys.sorted()
-            parameters += [SQLArray.text(reasons), SQLArray.int(reasons.map { failures[$0] })]
-            parameters += [DeliveryOutcome.sent, .failed, .invalidated, .expired, .withdrawn].map { counts[$0, default: 0] }
+        parameters += [DeliveryOutcome.sent, .failed, .invalidated, .expired, .withdrawn].map { outcome in
+            SQLArray.int(tallies.map { $0.counts[outcome, default: 0] })
         }
-        parameters.append(chunk.platform == .android)
-        let state = try connection.preparedQuery(mayConflict ? OutcomeStatements.write : OutcomeStatements.writeFirst, parameters)
-        let messageState: MessageState = try state.first?.value("state") ?? .done
-        return Written(messageState: messageState, counts: counts)
+        parameters.append(owner)
+        // The rows name their chunk by its place (1, 2, …) among the chunks above.
+        func place<T>(_ rows: (Tally) -> [T]) -> [Int?] {
+            tallies.enumerated().flatMap { index, tally in rows(tally).map { _ in index + 1 } }
+        }
+        let others = tallies.flatMap(\.others)
+        parameters += [
+            SQLArray.int(place(\.others)), SQLArray.bigint(others.map(\.deviceID)), SQLArray.text(others.map(\.outcome.rawValue)),
+            SQLArray.text(others.map(\.reason)), SQLArray.int(others.map(\.attempts)),
+            SQLArray.int(place(\.sent.ids)), SQLArray.bigint(tallies.flatMap(\.sent.ids)), SQLArray.int(tallies.flatMap(\.sent.runs)),
+        ]
+        let failures = tallies.map { $0.failures.sorted { $0.key < $1.key } }
+        parameters += [
+            SQLArray.int(failures.enumerated().flatMap { index, reasons in reasons.map { _ in index + 1 } }),
+            SQLArray.text(failures.flatMap { $0.map(\.key) }), SQLArray.int(failures.flatMap { $0.map(\.value) }),
+            SQLArray.bool(chunks.map { $0.chunk.platform == .android }),
+        ]
+        let rows = try connection.preparedQuery(OutcomeStatements.writeFirst, parameters)
+        return Dictionary(uniqueKeysWithValues: try rows.map { (Int64(try $0.int("id")), try $0.value("state") as MessageState) })
+    }
+
+    /// One write that skips the outcomes recorded already; the message's state after it.
+    private static func writeMayConflict(_ tally: Tally, owner: String, on connection: PostgresConnection) throws -> MessageState {
+        let batch = tally.batch
+        let chunk = batch.chunk
+        let parameters: [(any PostgresBindable)?] = [
+            chunk.messageID, SQLArray.bigint(tally.others.map(\.deviceID)), SQLArray.text(tally.others.map(\.outcome.rawValue)),
+            SQLArray.text(tally.others.map(\.reason)), SQLArray.int(tally.others.map(\.attempts)), batch.retries, chunk.appID, chunk.id, owner,
+            batch.chunkComplete, SQLArray.bigint(tally.sent.ids), SQLArray.int(tally.sent.runs), chunk.platform == .android,
+        ]
+        return try connection.preparedQuery(OutcomeStatements.write, parameters).first?.value("state") ?? .done
     }
 }

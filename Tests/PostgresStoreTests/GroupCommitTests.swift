@@ -38,11 +38,13 @@ import Testing
     private struct Refused: Error, Equatable {}
 
     private func committer(_ pool: PostgresPool) -> GroupCommit<Int, Int> {
-        GroupCommit(pool: pool, maxInFlight: 1, maxBatch: 100, isOwnFailure: { $0 is Refused },
-                    perform: { item, connection in
-                        if item == -1 { throw Refused() }
-                        try connection.query("INSERT INTO group_commit_items (item) VALUES ($1::integer + 0 / $1::integer)", [item])
-                        return item * 2
+        GroupCommit(pool: pool, maxInFlight: 1, maxBatch: 100,
+                    performAll: { items, connection in
+                        try GroupCommit<Int, Int>.each(items, perform: { item, connection in
+                            if item == -1 { throw Refused() }
+                            try connection.query("INSERT INTO group_commit_items (item) VALUES ($1::integer + 0 / $1::integer)", [item])
+                            return item * 2
+                        }, isOwnFailure: { $0 is Refused }, on: connection)
                     },
                     single: { item in
                         if item == -1 { throw Refused() }

@@ -140,9 +140,9 @@ import RelayCore
 
     @Test func defaultsGrowWithTheCoreCount() {
         let small = PipelineConfiguration(cores: 1)
-        #expect(small.slots == 4 && small.targetedSlots == 32 && small.apnsConnections == 2 && small.chunkSize == 2000)
+        #expect(small.slots == 4 && small.targetedSlots == 128 && small.apnsConnections == 2 && small.chunkSize == 2000)
         let big = PipelineConfiguration(cores: 16)
-        #expect(big.slots == 32 && big.targetedSlots == 256 && big.apnsConnections == 8)
+        #expect(big.slots == 32 && big.targetedSlots == 1024 && big.apnsConnections == 8)
         #expect(PipelineConfiguration(cores: 64).apnsConnections == 8)
     }
 
@@ -159,7 +159,7 @@ import RelayCore
         #expect(tuned.productionURL.absoluteString == "https://127.0.0.1:2197")
         #expect(tuned.url(for: "sandbox").absoluteString == "https://127.0.0.1:2198")
         #expect(tuned.caFile == "/tmp/ca.pem")
-        #expect(tuned.slots == 4 && tuned.targetedSlots == 32 && tuned.chunkSize == 100 && tuned.leaseSeconds == 5)
+        #expect(tuned.slots == 4 && tuned.targetedSlots == 128 && tuned.chunkSize == 100 && tuned.leaseSeconds == 5)
         let targeted = try PipelineConfiguration.parse(["PUSHRELAY_WORKER_SLOTS": "4", "PUSHRELAY_WORKER_TARGETED_SLOTS": "3"])
         #expect(targeted.slots == 4 && targeted.targetedSlots == 3)
         #expect(throws: PipelineConfiguration.Error.self) { try PipelineConfiguration.parse(["PUSHRELAY_WORKER_SLOTS": "0"]) }

@@ -3,6 +3,7 @@ import PostgresStore
 import PushCore
 @testable import PushPipeline
 import RelayCore
+import Synchronization
 import Testing
 import TestSupport
 
@@ -169,6 +170,72 @@ import TestSupport
             let ids = try [batch[0].get().msgID.rawValue, batch[2].get().msgID.rawValue]
             #expect(try await pool.query("SELECT count(DISTINCT xmin::text) AS n FROM messages WHERE id = ANY ($1::bigint[])",
                                          [SQLArray.bigint(ids)])[0].int("n") == 1)
+        }
+    }
+
+    /// A batch API's targeted pushes share one statement (`TargetedBatch`): to aliases and to
+    /// registration ids, beside a tag push accepted alone; a cid repeated inside the batch
+    /// answers the first; a push of one chunk is leased to the reserved slot and read for
+    /// it, a push of more chunks is left to the workers, and every other slot is given back
+    /// (a tag push reserves none).
+    @Test func aBatchOfTargetedPushesIsOneStatementWithEachItsOwnAnswer() async throws {
+        try await TestDatabase.withMigratedPool { pool in
+            let app = Int64(try await pool.query("""
+                INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef0123456c', 'b', 'h') RETURNING id
+                """)[0].int("id"))
+            let devices = try await pool.query("""
+                INSERT INTO devices (app_id, token, environment, alias, badge)
+                SELECT $1, lpad(to_hex(i), 64, '0'), 'production', CASE WHEN i < 3 THEN 'u' || i ELSE 'crowd' END, i
+                FROM generate_series(0, 5) i RETURNING id, alias, registration_id::text AS rid
+                """, [app])
+            let rid = try devices.first { $0["alias"] == "u2" }!.string("rid").replacingOccurrences(of: "-", with: "")
+            let receiver = Slots()
+            let store = MessageStore(pool: pool, chunkSize: 2, handoffs: receiver)
+            func submission(_ audience: String, cid: String? = nil) throws -> MessageStore.Submission {
+                let extra = cid.map { ",\"cid\":\"\($0)\"" } ?? ""
+                let body = Array("{\"platform\":\"ios\",\"audience\":\(audience),\"notification\":{\"ios\":{\"alert\":\"a\",\"badge\":\"+1\"}}\(extra)}".utf8)
+                return MessageStore.Submission(appID: app, request: try PushRequest.parse(body), body: body)
+            }
+            let answers = await store.acceptAll([
+                try submission(#"{"alias":["u0"]}"#), try submission(#"{"alias":["u1"]}"#, cid: "k"), try submission(#"{"alias":["nobody"]}"#),
+                try submission("{\"registration_id\":[\"\(rid)\"]}"), try submission(#"{"alias":["u0"]}"#, cid: "k"),
+                try submission(#"{"alias":["crowd"]}"#), try submission(#"{"tag":["none"]}"#),
+            ])
+            let u0 = try answers[0].get(), u1 = try answers[1].get(), byRID = try answers[3].get(), crowd = try answers[5].get()
+            #expect(u0.isNew && u1.isNew && byRID.isNew && crowd.isNew)
+            #expect(throws: JPushError.self) { try answers[2].get() }
+            #expect(throws: JPushError.self) { try answers[6].get() }
+            let repeated = try answers[4].get()
+            #expect(repeated.msgID == u1.msgID && !repeated.isNew, "the cid's first push answers")
+            // One transaction, the four stored pushes in it.
+            let stored = try await pool.query("""
+                SELECT count(*) AS n, count(DISTINCT xmin::text) AS commits, sum(chunks_pending) AS chunks FROM messages
+                """)[0]
+            #expect(try stored.int("n") == 4 && stored.int("commits") == 1 && stored.int("chunks") == 5)
+            // The single-chunk pushes were handed over, read, with their devices' stored badges;
+            // the crowd's two chunks wait for a worker.
+            let handed = receiver.handed.withLock { $0 }
+            #expect(Set(handed.map(\.chunk.messageID)) == Set([u0, u1, byRID].map(\.msgID.rawValue)))
+            for (chunk, loaded) in handed {
+                #expect(chunk.leases == 1 && loaded.messageState == .sending && loaded.targets.count == 1)
+                #expect(loaded.targets.first?.storedBadge == (chunk.messageID == u1.msgID.rawValue ? 1 : chunk.messageID == u0.msgID.rawValue ? 0 : 2))
+            }
+            #expect(receiver.returned.withLock { $0 } == 3, "the slots of nobody, the repeat and the crowd came back")
+            let chunks = try await pool.query("SELECT state, count(*) AS n FROM push_chunks GROUP BY state ORDER BY state")
+                .map { "\(try $0.string("state"))=\(try $0.int("n"))" }
+            #expect(chunks == ["leased=3", "ready=2"])
+        }
+    }
+
+    /// A worker's slots, each handed chunk kept.
+    private final class Slots: HandoffReceiver {
+        let handed = Mutex<[(chunk: LeasedChunk, loaded: LoadedChunk)]>([])
+        let returned = Mutex(0)
+
+        func reserveHandoff() -> Handoff? {
+            Handoff(owner: "test-worker", leaseSeconds: 30) { [self] chunk in
+                if let chunk { handed.withLock { $0.append(chunk) } } else { returned.withLock { $0 += 1 } }
+            }
         }
     }
 

@@ -11,7 +11,7 @@ import TestSupport
 /// prepares (a renamed column, a parameter whose type PostgreSQL cannot tell) fails here
 /// rather than on the first push of its shape.
 @Suite struct StatementPlanTests {
-    static let statements = AudienceStatements.all + LeaseStatements.all + OutcomeStatements.all + WithdrawalStatements.all
+    static let statements = AudienceStatements.all + AcceptBatchStatements.all + LeaseStatements.all + OutcomeStatements.all + WithdrawalStatements.all
         + ScheduleFiringStatements.all + BadgeStatements.all + DeliveryPartitionStatements.all
         + DeviceStatements.all + AppStatements.all + CredentialStatements.all + FCMCredentialStatements.all + GroupStatements.all + ScheduleStatements.all
         + ReportStatements.all
