@@ -82,7 +82,8 @@ bench-devices: release
 	scripts/with-test-postgres.sh scripts/bench-devices.sh
 
 # Broadcasts of 100,000 and 1,000,000 devices through the relay beside h2load to the same
-# simulator; targeted latency idle and during them; pushes accepted/s; peak RSS.
+# simulator, iOS (apns-sim) and Android (fcm-sim); targeted latency idle and during them;
+# pushes accepted/s; peak RSS (SIZES=…, ROUNDS=…, LATENCIES=…, ANDROID=0).
 bench-fanout: release
 	scripts/with-test-postgres.sh scripts/bench-fanout.sh
 

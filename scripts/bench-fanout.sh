@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench-fanout`, run through scripts/with-test-postgres.sh: broadcasts through the
 # whole relay (release build, `serve` with every role) to the APNs simulator, beside h2load
-# to the same simulator in the same run; writes "## Fan-out" of docs/benchmarks.md.
+# to the same simulator in the same run, then Android broadcasts of the same sizes to the FCM
+# simulator beside h2load sending it the same requests; writes "## Fan-out" of docs/benchmarks.md.
 #   SIZES="100000 1000000" APNS_CONNECTIONS=2 scripts/with-test-postgres.sh scripts/bench-fanout.sh
 # For each size, ROUNDS broadcasts (medians reported): delivered/s (accepted → message done)
 # vs h2load's rate (the mean of a run just before and one just after; their ratio), targeted
@@ -12,8 +13,10 @@
 # each (fewer than ROUNDS: at 300 ms one 1M broadcast takes minutes); delivered/s, its ratio
 # to the 0 ms rate of the same run, peak RSS, targeted p99 as the latency + x. CPU µs per
 # notification (/proc) of the relay, PostgreSQL and the simulator during each broadcast, and
-# of h2load and the simulator during h2load's runs. Then pushes accepted/s through the API
-# (wrk), and the relay's peak RSS (VmHWM).
+# of h2load and the simulator during h2load's runs. Then each size as an Android broadcast
+# (ANDROID=0: none) through fcm-sim, beside h2load posting the relay's messages:send body with
+# an access token from fcm-sim's token endpoint: its ratio beside the iOS one, and the same CPU
+# figures. Then pushes accepted/s through the API (wrk), and the relay's peak RSS (VmHWM).
 set -euo pipefail
 : "${PUSHRELAY_TEST_DATABASE_URL:?run through scripts/with-test-postgres.sh}"
 cd "$(dirname "$0")/.."
@@ -26,6 +29,7 @@ BUSY_LIMIT=${BUSY_LIMIT:-2000} # at most that many of them per broadcast
 ROUNDS=${ROUNDS:-3}           # broadcasts per size; the table gives medians
 LATENCIES=${LATENCIES-0 50 150 300}  # simulator answer delays (ms) for the largest size
 LATENCY_ROUNDS=${LATENCY_ROUNDS:-1}   # broadcasts per latency above 0 (0 ms reuses the size table's)
+ANDROID=${ANDROID:-1}         # 0: no Android broadcasts (a build without FCM delivery)
 bin=${PUSHRELAY_BIN:-.build/release/pushrelay}  # another build to compare with
 doc=${BENCH_DOC:-docs/benchmarks.md}
 [ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 1; }
@@ -58,9 +62,17 @@ sim_port=$(free_port) sim_control=$(free_port)
 sim_pid=$!
 pids+=($sim_pid)
 wait_for_port "$sim_port"
+# The FCM simulator likewise, trusting a demo service account it makes in $work.
+fcm_port=$(free_port) fcm_control=$(free_port)
+"$bin" fcm-sim --listen "127.0.0.1:$fcm_port" --control "127.0.0.1:$fcm_control" --write-cert "$work/fcm.pem" \
+  --demo-account "$work/fcm-account.json" --max-recorded 0 >"$work/fcm.log" 2>&1 &
+fcm_pid=$!
+pids+=($fcm_pid)
+wait_for_port "$fcm_port"
 
 # The relay: every role in one process, as `make run` starts it.
-start_relay "$url" "$sim_port" PUSHRELAY_APNS_CONNECTIONS=$APNS_CONNECTIONS
+start_relay "$url" "$sim_port" PUSHRELAY_APNS_CONNECTIONS=$APNS_CONNECTIONS \
+  PUSHRELAY_FCM_URL="https://127.0.0.1:$fcm_port" PUSHRELAY_FCM_CA_FILE="$work/fcm.pem"
 
 # Two apps: "big" gets the broadcasts, "small" one device with the alias bench_user.
 make_app() {
@@ -79,6 +91,11 @@ read -r small_key small_secret <<<"$(make_app small)"
 big_auth="Basic $(printf '%s:%s' "$big_key" "$big_secret" | base64 -w0)"
 small_auth="Basic $(printf '%s:%s' "$small_key" "$small_secret" | base64 -w0)"
 big_id=$(sql "SELECT id FROM apps WHERE app_key = '$big_key'")
+# A third app, "droid", gets the Android broadcasts, sent with the simulator's demo account.
+read -r droid_key droid_secret <<<"$(make_app droid)"
+curl -sf -X PUT "$base/admin/v1/apps/$droid_key/fcm" -H "Authorization: Bearer $admin" --data-binary @"$work/fcm-account.json" >/dev/null
+droid_auth="Basic $(printf '%s:%s' "$droid_key" "$droid_secret" | base64 -w0)"
+droid_id=$(sql "SELECT id FROM apps WHERE app_key = '$droid_key'")
 small_id=$(sql "SELECT id FROM apps WHERE app_key = '$small_key'")
 sql "INSERT INTO devices (app_id, token, environment, alias) VALUES ($small_id, repeat('cd', 32), 'production', 'bench_user')"
 # And 1,000 users u0…u999 (one device each) for the transactional pushes (scripts/bench/push.lua).
@@ -135,35 +152,52 @@ print(signing_input + "." + b64(b"".join(x.lstrip(b"\0").rjust(32, b"\0") for x 
 PY
 )
 printf '{"aps":{"alert":"news"},"_j_msgid":1}' >"$work/payload.json"
-# h2load_run N: sets h2load_rps (req/s), h2load_us and h2load_sim_us (CPU µs per request of
-# h2load and of the simulator).
+# An Android device's FCM registration token: FCM's shape (an instance id, ":APA91b", then
+# 134 characters; 163 in all), distinct per device.
+fcm_token() { echo "lpad(to_hex($1), 22, '0') || ':APA91b' || repeat('Q', 134)"; }
+# h2load_run N [android]: sets h2load_rps (req/s), h2load_us and h2load_sim_us (CPU µs per
+# request of h2load and of the simulator). iOS: each request to its own token's path. Android:
+# every request the same POST messages:send with an access token from fcm-sim's token endpoint
+# ($fcm_access_token) and the body the relay sends ($work/fcm-body.json): h2load sends one
+# body, so one device's token.
 h2load_run() {
-  python3 - "$1" "$sim_port" >"$work/uris.txt" <<'PY'
+  local own_before own_after sim_before simulator=$sim_pid request
+  if [ "${2:-ios}" = android ]; then
+    simulator=$fcm_pid
+    request=(-H "authorization: Bearer $fcm_access_token" -H "content-type: application/json" -d "$work/fcm-body.json"
+             "https://127.0.0.1:$fcm_port/v1/projects/$fcm_project/messages:send")
+  else
+    python3 - "$1" "$sim_port" >"$work/uris.txt" <<'PY'
 import sys
 n, port = int(sys.argv[1]), sys.argv[2]
 sys.stdout.write("".join(f"https://127.0.0.1:{port}/3/device/{i:064x}\n" for i in range(n)))
 PY
-  local own_before own_after sim_before
+    request=(-H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10" -H "authorization: bearer $jwt"
+             -d "$work/payload.json" -i "$work/uris.txt")
+  fi
   children_cpu own_before
-  sim_before=$(cpu_seconds "$sim_pid")
-  h2load -n "$1" -c "$APNS_CONNECTIONS" -m "$STREAMS" -H "apns-topic: $topic" -H "apns-push-type: alert" \
-    -H "apns-priority: 10" -H "authorization: bearer $jwt" -d "$work/payload.json" -i "$work/uris.txt" >"$work/h2load.txt" 2>&1
+  sim_before=$(cpu_seconds "$simulator")
+  h2load -n "$1" -c "$APNS_CONNECTIONS" -m "$STREAMS" "${request[@]}" >"$work/h2load.txt" 2>&1
   h2load_rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$work/h2load.txt")
+  # No request refused (apns-sim resets the streams past the first on a connection until it
+  # authenticated one, as APNs does: those few fail without an answer), or the rate measures refusals.
+  grep -q "^status codes: .* 0 4xx, 0 5xx" "$work/h2load.txt" || { echo "h2load ${2:-ios}:" >&2; cat "$work/h2load.txt" >&2; exit 1; }
   children_cpu own_after
   h2load_us=$(per_notification "$own_before" "$own_after" "$1")
-  h2load_sim_us=$(per_notification "$sim_before" "$(cpu_seconds "$sim_pid")" "$1")
+  h2load_sim_us=$(per_notification "$sim_before" "$(cpu_seconds "$simulator")" "$1")
 }
 
 # median VALUES… → their median (values that are not numbers, "-" for none, left out).
 median() { printf '%s\n' "$@" | { grep -E '^[0-9.]+$' || true; } | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# One broadcast to every device of "big", with targeted pushes during it; sets msg, sent,
-# seconds, rate (delivered/s), busy_ids, busy_p50, busy_p99, and relay_us, pg_us, sim_us (CPU
-# µs per notification sent, from the push until the last targeted push was done).
+# broadcast AUTH PLATFORM SIMULATOR_PID: one broadcast to every PLATFORM device of the app,
+# with targeted pushes during it; sets msg, sent, seconds, rate (delivered/s), busy_ids,
+# busy_p50, busy_p99, and relay_us, pg_us, sim_us (CPU µs per notification sent, from the push
+# until the last targeted push was done).
 broadcast() {
-  local relay_before pg_before sim_before
-  relay_before=$(cpu_seconds "$relay_pid") pg_before=$(postgres_cpu_of "$url") sim_before=$(cpu_seconds "$sim_pid")
-  msg=$(push "$big_auth" '{"platform":"ios","audience":"all","notification":{"alert":"news"}}')
+  local relay_before pg_before sim_before simulator=$3
+  relay_before=$(cpu_seconds "$relay_pid") pg_before=$(postgres_cpu_of "$url") sim_before=$(cpu_seconds "$simulator")
+  msg=$(push "$1" "{\"platform\":\"$2\",\"audience\":\"all\",\"notification\":{\"alert\":\"news\"}}")
   # Targeted pushes while the broadcast runs, one every $INTERVAL s over a kept-alive connection.
   mapfile -t busy_ids < <(python3 scripts/bench/targeted.py "$base" "$small_auth" "$admin" "$msg" "$INTERVAL" "$BUSY_LIMIT")
   wait_done "$msg" 1800
@@ -171,7 +205,7 @@ broadcast() {
   read -r sent seconds <<<"$(sql "SELECT sent_count, extract(epoch FROM finished_at - created_at) FROM messages WHERE id = $msg" | tr '|' ' ')"
   relay_us=$(per_notification "$relay_before" "$(cpu_seconds "$relay_pid")" "$sent")
   pg_us=$(per_notification "$pg_before" "$(postgres_cpu_of "$url")" "$sent")
-  sim_us=$(per_notification "$sim_before" "$(cpu_seconds "$sim_pid")" "$sent")
+  sim_us=$(per_notification "$sim_before" "$(cpu_seconds "$simulator")" "$sent")
   # Only those accepted while the broadcast still ran (the script notices its end late).
   [ ${#busy_ids[@]} -eq 0 ] || mapfile -t busy_ids < <(sql "SELECT id FROM messages WHERE id IN ($(IFS=,; echo "${busy_ids[*]}"))
     AND created_at < (SELECT finished_at FROM messages WHERE id = $msg)")
@@ -192,7 +226,41 @@ run_peak_rss() { local now; now=$(peak_rss); echo $((now > earlier_peaks ? now :
 # x of "RTT + x": a targeted p99 less the latency.
 over_rtt() { awk -v p="$1" -v l="$2" 'BEGIN { if (p == "-") print "-"; else printf "%.1f", p - l }'; }
 
+# rounds PLATFORM AUTH SIMULATOR_PID SIZE: ROUNDS broadcasts of the app's PLATFORM devices,
+# each with h2load to the same simulator just before and just after it (their mean is the
+# reference, so a host whose speed drifts, a shared machine, moves both sides of the ratio
+# alike); fills rates, references, ratios, p50s, p99s, counts, relay_uss, pg_uss, sim_uss,
+# h2_uss, h2_sim_uss (a value per round, h2load's two per round).
+rounds() {
+  local round h2load_before h2load_after h2load ratio
+  rates=() references=() ratios=() p50s=() p99s=() counts=() relay_uss=() pg_uss=() sim_uss=() h2_uss=() h2_sim_uss=()
+  for round in $(seq 1 "$ROUNDS"); do
+    h2load_run "$4" "$1"
+    h2load_before=$h2load_rps
+    h2_uss+=("$h2load_us") h2_sim_uss+=("$h2load_sim_us")
+    broadcast "$2" "$1" "$3"
+    h2load_run "$4" "$1"
+    h2load_after=$h2load_rps
+    h2_uss+=("$h2load_us") h2_sim_uss+=("$h2load_sim_us")
+    h2load=$(awk -v a="$h2load_before" -v b="$h2load_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')
+    ratio=$(awk -v a="$rate" -v b="$h2load" 'BEGIN { printf "%.2f", a / b }')
+    rates+=("$rate") references+=("$h2load") ratios+=("$ratio") p50s+=("$busy_p50") p99s+=("$busy_p99") counts+=("${#busy_ids[@]}")
+    relay_uss+=("$relay_us") pg_uss+=("$pg_us") sim_uss+=("$sim_us")
+    echo "$4 $1 devices, round $round: $sent sent in ${seconds}s = $rate/s; h2load $h2load_before/s before, $h2load_after/s after; ratio $ratio; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes); CPU µs per notification: relay $relay_us, PostgreSQL $pg_us, simulator $sim_us; h2load $h2load_us, simulator under h2load $h2load_sim_us" >&2
+  done
+}
+# rounds_of VALUES…: "a / b / c", each round's value.
+rounds_of() { local IFS=/; echo "$*" | sed 's|/| / |g'; }
+# The cells the size tables share, from the arrays `rounds` filled: delivered/s, h2load/s,
+# ratio (rounds), and targeted p50 / p99 (rounds' p99; pushes).
+round_cells() {
+  echo "$(printf '%.0f' "$(median "${rates[@]}")") | $(printf '%.0f' "$(median "${references[@]}")") | **$(median "${ratios[@]}")** ($(rounds_of "${ratios[@]}")) | $(median "${p50s[@]}") / **$(median "${p99s[@]}")** ($(rounds_of "${p99s[@]}"); $(IFS=+; echo $((${counts[*]}))))"
+}
+# cpu_row SIZE PLATFORM: a row of the CPU table from the arrays `rounds` filled.
+cpu_row() { echo "| $1 | $2 | $(median "${relay_uss[@]}") | $(median "${pg_uss[@]}") | $(median "${sim_uss[@]}") | $(median "${h2_uss[@]}") | $(median "${h2_sim_uss[@]}") |"; }
+
 rows=() cpu_rows=()
+declare -A ios_ratio  # by size, for the Android table
 inserted=0
 for size in $SIZES; do
   # Devices of "big" up to `size`, straight into the table (the import has its own benchmark).
@@ -201,57 +269,70 @@ for size in $SIZES; do
   inserted=$size
   sql "VACUUM ANALYZE devices"
   load_before=$(load)
-  rates=() references=() ratios=() p50s=() p99s=() counts=() relay_uss=() pg_uss=() sim_uss=() h2_uss=() h2_sim_uss=()
-  for round in $(seq 1 "$ROUNDS"); do
-    # h2load just before and just after the broadcast: their mean is the reference, so a
-    # host whose speed drifts (a shared machine) moves both sides of the ratio alike.
-    h2load_run "$size"
-    h2load_before=$h2load_rps
-    h2_uss+=("$h2load_us") h2_sim_uss+=("$h2load_sim_us")
-    broadcast
-    h2load_run "$size"
-    h2load_after=$h2load_rps
-    h2_uss+=("$h2load_us") h2_sim_uss+=("$h2load_sim_us")
-    h2load=$(awk -v a="$h2load_before" -v b="$h2load_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')
-    ratio=$(awk -v a="$rate" -v b="$h2load" 'BEGIN { printf "%.2f", a / b }')
-    rates+=("$rate") references+=("$h2load") ratios+=("$ratio") p50s+=("$busy_p50") p99s+=("$busy_p99") counts+=("${#busy_ids[@]}")
-    relay_uss+=("$relay_us") pg_uss+=("$pg_us") sim_uss+=("$sim_us")
-    echo "$size devices, round $round: $sent sent in ${seconds}s = $rate/s; h2load $h2load_before/s before, $h2load_after/s after; ratio $ratio; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes); CPU µs per notification: relay $relay_us, PostgreSQL $pg_us, simulator $sim_us; h2load $h2load_us, simulator under h2load $h2load_sim_us" >&2
-  done
+  rounds ios "$big_auth" "$sim_pid" "$size"
   report_ms=$(curl -sf -o /dev/null -w '%{time_total}' "$base/admin/v1/messages/$msg" -H "Authorization: Bearer $admin" |
     awk '{ printf "%.1f", $1 * 1000 }')
   rss=$(peak_rss)
-  pushes=$(IFS=+; echo $((${counts[*]})))
-  echo "$size devices: median ratio $(median "${ratios[@]}"), median targeted p99 $(median "${p99s[@]}") ms; report ${report_ms} ms; VmHWM $rss MiB; load $load_before" >&2
+  ios_ratio[$size]=$(median "${ratios[@]}")
+  echo "$size devices: median ratio ${ios_ratio[$size]}, median targeted p99 $(median "${p99s[@]}") ms; report ${report_ms} ms; VmHWM $rss MiB; load $load_before" >&2
   # The largest size's figures are the latency table's 0 ms row.
   base_rate=$(printf '%.0f' "$(median "${rates[@]}")") base_p99=$(median "${p99s[@]}") base_rss=$rss
-  cpu_rows+=("| $size | $(median "${relay_uss[@]}") | $(median "${pg_uss[@]}") | $(median "${sim_uss[@]}") | $(median "${h2_uss[@]}") | $(median "${h2_sim_uss[@]}") |")
-  rows+=("| $size | $(printf '%.0f' "$(median "${rates[@]}")") | $(printf '%.0f' "$(median "${references[@]}")") | **$(median "${ratios[@]}")** ($(IFS=/; echo "${ratios[*]}" | sed 's|/| / |g')) | $(median "${p50s[@]}") / **$(median "${p99s[@]}")** ($(IFS=/; echo "${p99s[*]}" | sed 's|/| / |g'); $pushes) | $report_ms | $rss | $load_before |")
+  base_cpu="$(median "${relay_uss[@]}") / $(median "${pg_uss[@]}") / $(median "${sim_uss[@]}")"
+  cpu_rows+=("$(cpu_row "$size" iOS)")
+  rows+=("| $size | $(round_cells) | $report_ms | $rss | $load_before |")
 done
 
 # The largest size with APNs farther away: the same devices, the answers LATENCY ms late.
 latency_rows=()
 for latency in $LATENCIES; do
   if [ "$latency" = 0 ]; then
-    l_rate=$base_rate l_p99=$base_p99 l_rss=$base_rss l_rounds="(the table above)" l_cpu="$(median "${relay_uss[@]}") / $(median "${pg_uss[@]}") / $(median "${sim_uss[@]}")"
+    l_rate=$base_rate l_p99=$base_p99 l_rss=$base_rss l_rounds="(the table above)" l_cpu=$base_cpu
   else
     set_latency "$latency"
     reset_peak_rss
     l_rates=() l_p99s=() l_relay=() l_pg=() l_sim=()
     for round in $(seq 1 "$LATENCY_ROUNDS"); do
-      broadcast
+      broadcast "$big_auth" ios "$sim_pid"
       l_rates+=("$rate") l_p99s+=("$busy_p99") l_relay+=("$relay_us") l_pg+=("$pg_us") l_sim+=("$sim_us")
       echo "$size devices at $latency ms, round $round: $sent sent in ${seconds}s = $rate/s; targeted during p50 $busy_p50 p99 $busy_p99 ms (${#busy_ids[@]} pushes); CPU µs per notification: relay $relay_us, PostgreSQL $pg_us, simulator $sim_us" >&2
     done
     l_cpu="$(median "${l_relay[@]}") / $(median "${l_pg[@]}") / $(median "${l_sim[@]}")"
     set_latency 0
     l_rate=$(printf '%.0f' "$(median "${l_rates[@]}")") l_p99=$(median "${l_p99s[@]}") l_rss=$(peak_rss)
-    l_rounds="($(IFS=/; echo "${l_rates[*]}" | sed 's|/| / |g'))"
+    l_rounds="($(rounds_of "${l_rates[@]}"))"
   fi
   l_ratio=$(awk -v a="$l_rate" -v b="$base_rate" 'BEGIN { printf "%.2f", a / b }')
   echo "$size devices at $latency ms: $l_rate/s, ratio to 0 ms $l_ratio, targeted p99 $l_p99 ms, peak RSS $l_rss MiB" >&2
   latency_rows+=("| $latency | $l_rate $l_rounds | **$l_ratio** | $latency + $(over_rtt "$l_p99" "$latency") | $l_rss | $l_cpu |")
 done
+
+# Android: each size again as a broadcast of "droid"'s Android devices through fcm-sim, beside
+# h2load sending fcm-sim the requests the relay sends; the iOS ratio of the same size beside.
+android_rows=()
+if [ "$ANDROID" = 1 ]; then
+  fcm_project=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["project_id"])' "$work/fcm-account.json")
+  fcm_access_token=$(python3 scripts/bench/fcm_access_token.py "$work/fcm-account.json" "$work/fcm.pem")
+  # What the relay sends a device for this broadcast (FCMPayloadBuilder's `message`, keys
+  # sorted, behind the token FCMMessage puts first), with a msg_id as long as the broadcasts'.
+  id=$(sql "SELECT max(id) FROM messages")
+  printf '{"message":{"token":"%s","android":{"notification":{"tag":"pushrelay-%s"},"ttl":"86400s"},"data":{"_j_msgid":"%s"},"notification":{"body":"news"}}}' \
+    "$(sql "SELECT $(fcm_token 0)")" "$id" "$id" >"$work/fcm-body.json"
+  inserted=0
+  for size in $SIZES; do
+    sql "INSERT INTO devices (app_id, platform, token, environment) SELECT $droid_id, 'android', $(fcm_token i), NULL
+         FROM generate_series($inserted, $((size - 1))) AS i"
+    inserted=$size
+    sql "VACUUM ANALYZE devices"
+    reset_peak_rss
+    load_before=$(load)
+    rounds android "$droid_auth" "$fcm_pid" "$size"
+    android_ratio=$(median "${ratios[@]}")
+    versus=$(awk -v a="$android_ratio" -v i="${ios_ratio[$size]}" 'BEGIN { printf "%.2f", a / i }')
+    echo "$size Android devices: median ratio $android_ratio (iOS ${ios_ratio[$size]}: $versus of it), median targeted p99 $(median "${p99s[@]}") ms; VmHWM $(peak_rss) MiB; load $load_before" >&2
+    cpu_rows+=("$(cpu_row "$size" Android)")
+    android_rows+=("| $size | $(round_cells) | ${ios_ratio[$size]} | **$versus** | $(peak_rss) | $load_before |")
+  done
+fi
 
 # Transactional pushes through the API: each to a random one of 1,000 users with badge "+1"
 # (stored, answered, then sent by the same process). wrk counts every answer: only the 200s
@@ -318,19 +399,44 @@ fi
 accept_ratio=$(awk -v a="$delivered_rate" -v b="$pgbench_rate" 'BEGIN { printf "%.2f", a / b }')
 echo "pgbench, the same accepting statement: $pgbench_rate/s; accepted and sent / pgbench $accept_ratio" >&2
 
+android_intro="" android_section=""
+if [ "$ANDROID" = 1 ]; then
+  android_intro="; Android broadcasts go to \`pushrelay fcm-sim\` (its demo service account, OAuth2 access tokens checked, nothing recorded) the same way"
+  android_section=$(cat <<MD
+
+Android: each size again as a broadcast (\`"platform":"android"\`) of a third app's Android devices
+(FCM-shaped registration tokens of 163 characters) through \`pushrelay fcm-sim\`, the same
+number of rounds, with targeted iOS pushes during it as above. **h2load** here:
+\`h2load -n SIZE -c $APNS_CONNECTIONS -m $STREAMS -H "authorization: Bearer …" -H "content-type: application/json" -d body\`
+to \`POST /v1/projects/$fcm_project/messages:send\` of the same simulator, the access token
+from its token endpoint (\`scripts/bench/fcm_access_token.py\`: an RS256 assertion signed with
+the demo service account, as the relay's FCM client gets one) and the body the relay sends a
+device for this broadcast (h2load sends one body: every request names the same device).
+**Android ÷ iOS**: the Android ratio over the iOS ratio of the same size above (goal ≥ 0.90,
+issue 27). **peak RSS**: VmHWM over the size's Android broadcasts.
+
+| devices | delivered/s | h2load/s | ratio (rounds) | targeted p50 / p99 ms during (rounds' p99; pushes) | iOS ratio | Android ÷ iOS | peak RSS MiB | load avg before |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+$(printf '%s\n' "${android_rows[@]}")
+MD
+)
+  android_section+=$'\n'  # the blank line before the next paragraph ($(…) drops it)
+fi
+commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' with uncommitted changes')"
+
 # The worker defaults as the binary states them (`pushrelay help`), so the text cannot go stale.
 default_of() { "$bin" help 2>&1 | sed -n "s/^ *$1 .*(default \(.*\))\$/\1/p"; }
 section=$(cat <<MD
 ## Fan-out
 
 \`make bench-fanout\` (= \`swift build -c release && scripts/with-test-postgres.sh scripts/bench-fanout.sh\`,
-SIZES="$SIZES"), measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m), Linux $(uname -r),
+SIZES="$SIZES" ROUNDS=$ROUNDS LATENCIES="$LATENCIES"), commit $commit, measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m), Linux $(uname -r),
 \`kernel.sched_autogroup_enabled\` = $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo absent): see
 docs/scaling.md, "The targeted tail"); the load average (1, 5, 15 min) before each broadcast is
 in the table: other work shares this machine.
 One \`pushrelay serve\` (release build, every role, defaults: $APNS_CONNECTIONS APNs connections,
 chunks of $(default_of PUSHRELAY_CHUNK_SIZE), broadcast slots $(default_of PUSHRELAY_WORKER_SLOTS)) sends to \`pushrelay apns-sim\` (JWT checked, nothing recorded) over TLS and
-HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same box.
+HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same box$android_intro.
 
 - **delivered/s**: devices sent ÷ (message finished − accepted), audience resolution included.
 - **h2load**: \`h2load -n SIZE -c $APNS_CONNECTIONS -m $STREAMS -H apns-topic/push-type/priority/authorization -d payload -i uris\`
@@ -351,14 +457,15 @@ with every round's ratio and targeted p99 in brackets.
 | devices | delivered/s | h2load/s | ratio (rounds) | targeted p50 / p99 ms during (rounds' p99; pushes) | report ms | peak RSS MiB | load avg before |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 $(printf '%s\n' "${rows[@]}")
-
+$android_section
 CPU µs per notification (user + system from /proc, medians of the rounds): during the broadcast
 (from the push until its last targeted push was done, ÷ devices sent) the relay, PostgreSQL and
-the simulator; during h2load's runs (÷ requests) h2load and the simulator. The simulator's two
-columns compare the server's work per request from the relay with its work per request from h2load.
+the simulator (apns-sim for iOS, fcm-sim for Android); during h2load's runs (÷ requests) h2load
+and the simulator. The simulator's two columns compare the server's work per request from the
+relay with its work per request from h2load.
 
-| devices | relay | PostgreSQL | simulator (relay's requests) | h2load | simulator (h2load's requests) |
-| ---: | ---: | ---: | ---: | ---: | ---: |
+| devices | platform | relay | PostgreSQL | simulator (relay's requests) | h2load | simulator (h2load's requests) |
+| ---: | --- | ---: | ---: | ---: | ---: | ---: |
 $(printf '%s\n' "${cpu_rows[@]}")
 
 APNs farther away: the last size's broadcast again with every answer of the simulator
