@@ -65,8 +65,11 @@ struct FCMRequestHandler: SimulatedService {
             return scriptedAnswer(scripted)
         }
         accepted += 1
-        let name = "projects/\(project)/messages/0:\(nowMilliseconds)\(listenerIndex)\(accepted)"
-        return SimulatorDecision(response: SimulatorResponse(status: 200, body: FCMErrorBody.json(["name": name])), acceptedToken: token)
+        // `{"name":…}` written directly: it answers every message, and JSONEncoder took a seventh
+        // of the simulator's CPU (perf, bench-fanout). Nothing in it needs escaping: the project is
+        // the access token's, a service account's project id (letters, digits, `-.:`).
+        let body = #"{"name":"projects/\#(project)/messages/0:\#(nowMilliseconds)\#(listenerIndex)\#(accepted)"}"#
+        return SimulatorDecision(response: SimulatorResponse(status: 200, body: Array(body.utf8)), acceptedToken: token)
     }
 
     /// The APNs simulator's scripted answers in FCM's words.
