@@ -53,22 +53,26 @@ per_notification() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.2f", (
 url="$PUSHRELAY_TEST_DATABASE_URL dbname=pushrelay_fanout"
 sql() { "${psql[@]}" "$url" -c "$1"; }
 
-# The simulator, checking JWTs against the bench key, recording nothing (1M tokens would
-# cost it memory the relay is measured against).
+# simulator KIND NAME FLAGS…: `$bin KIND` (apns-sim, fcm-sim) on free ports, recording nothing
+# (1M tokens would cost it memory the relay is measured against), its certificate in
+# $work/NAME.pem and its log in $work/NAME.log; sets NAME_port, NAME_control and NAME_pid.
+simulator() {
+  local kind=$1 name=$2 port control
+  shift 2
+  port=$(free_port) control=$(free_port)
+  "$bin" "$kind" --listen "127.0.0.1:$port" --control "127.0.0.1:$control" --write-cert "$work/$name.pem" \
+    --max-recorded 0 "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  printf -v "${name}_pid" '%s' $!
+  printf -v "${name}_port" '%s' "$port"
+  printf -v "${name}_control" '%s' "$control"
+  wait_for_port "$port"
+}
+# The APNs simulator, checking JWTs against the bench key; the FCM simulator, trusting a demo
+# service account it makes in $work.
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
-sim_port=$(free_port) sim_control=$(free_port)
-"$bin" apns-sim --listen "127.0.0.1:$sim_port" --control "127.0.0.1:$sim_control" --write-cert "$work/sim.pem" \
-  --jwt-key "$key_id=$work/key.p8" --max-recorded 0 >"$work/sim.log" 2>&1 &
-sim_pid=$!
-pids+=($sim_pid)
-wait_for_port "$sim_port"
-# The FCM simulator likewise, trusting a demo service account it makes in $work.
-fcm_port=$(free_port) fcm_control=$(free_port)
-"$bin" fcm-sim --listen "127.0.0.1:$fcm_port" --control "127.0.0.1:$fcm_control" --write-cert "$work/fcm.pem" \
-  --demo-account "$work/fcm-account.json" --max-recorded 0 >"$work/fcm.log" 2>&1 &
-fcm_pid=$!
-pids+=($fcm_pid)
-wait_for_port "$fcm_port"
+simulator apns-sim sim --jwt-key "$key_id=$work/key.p8"
+simulator fcm-sim fcm --demo-account "$work/fcm-account.json"
 
 # The relay: every role in one process, as `make run` starts it.
 start_relay "$url" "$sim_port" PUSHRELAY_APNS_CONNECTIONS=$APNS_CONNECTIONS \
