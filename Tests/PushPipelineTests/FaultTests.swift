@@ -48,7 +48,7 @@ import TestSupport
         var random = SeededGenerator(seed: 0x5EED_0008)
         let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = latency }, tune: Self.tuneSmallWindow, worker: false)
         let group = ProcessGroup()
-        try await cleaningUp(relay, group) {
+        try await group.cleaningUp(relay) {
             let started = ContinuousClock.now
             var node = try await group.start(relay)
             let app = try await relay.createApp(base: node.base)
@@ -92,7 +92,7 @@ import TestSupport
         let devices = FaultReport.full ? 100_000 : 6_000
         let relay = try await PipelineHarness.start(simulate: { $0.latencyMilliseconds = latency }, tune: Self.tuneSmallWindow, worker: false)
         let group = ProcessGroup()
-        try await cleaningUp(relay, group) {
+        try await group.cleaningUp(relay) {
             let started = ContinuousClock.now
             let first = try await group.start(relay)
             let second = try await group.start(relay)
@@ -332,19 +332,6 @@ import TestSupport
         }
     }
 
-    // MARK: Helpers
-
-    private func cleaningUp(_ relay: PipelineHarness, _ group: ProcessGroup, _ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch {
-            group.stopAll()
-            await relay.stop()
-            throw error
-        }
-        group.stopAll()
-        await relay.stop()
-    }
 }
 
 /// What the simulator recorded for a set of tokens (each sent one message): how many got
@@ -378,10 +365,15 @@ final class ProcessGroup {
     private var processes: [Process] = []
 
     /// Starts `pushrelay serve` on a fresh port and waits until it is ready.
-    func start(_ relay: PipelineHarness) async throws -> Node {
+    ///
+    /// - Parameter synchronousCommit: its sessions run with `synchronous_commit = on` (the
+    ///   test cluster's is off), so `CommitHold` can hold its commits.
+    func start(_ relay: PipelineHarness, synchronousCommit: Bool = false) async throws -> Node {
         let port = try TestProcess.freePort()
         let base = "http://127.0.0.1:\(port)"
-        let process = try await RelayProcess.start(environment: relay.processEnvironment(port: port), base: base)
+        var environment = relay.processEnvironment(port: port)
+        if synchronousCommit { environment["PUSHRELAY_DATABASE_URL", default: ""] += " options='-c synchronous_commit=on'" }
+        let process = try await RelayProcess.start(environment: environment, base: base)
         processes.append(process)
         return Node(process: process, base: base)
     }
@@ -396,5 +388,20 @@ final class ProcessGroup {
             process.terminate()
             process.waitUntilExit()
         }
+    }
+
+    /// Runs `body`; then, whether it threw or not, `also`, stops every process and the harness.
+    func cleaningUp(_ relay: PipelineHarness, also: () async -> Void = {}, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await also()
+            stopAll()
+            await relay.stop()
+            throw error
+        }
+        await also()
+        stopAll()
+        await relay.stop()
     }
 }
