@@ -33,6 +33,8 @@ ANDROID=${ANDROID:-1}         # 0: no Android broadcasts (a build without FCM de
 bin=${PUSHRELAY_BIN:-.build/release/pushrelay}  # another build to compare with
 doc=${BENCH_DOC:-docs/benchmarks.md}
 [ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 1; }
+# The tree the binary was built from, as it is now (the run takes minutes: later edits are not measured).
+commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' with uncommitted changes')"
 pgbin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
 psql=("$pgbin/psql" -qtAX -v ON_ERROR_STOP=1)
 key_id=BENCHKEY01 team_id=BENCHTEAM1 topic=com.example.bench admin=bench-admin-token-0123456789
@@ -426,7 +428,6 @@ MD
 )
   android_section+=$'\n'  # the blank line before the next paragraph ($(…) drops it)
 fi
-commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' with uncommitted changes')"
 
 # The worker defaults as the binary states them (`pushrelay help`), so the text cannot go stale.
 default_of() { "$bin" help 2>&1 | sed -n "s/^ *$1 .*(default \(.*\))\$/\1/p"; }
