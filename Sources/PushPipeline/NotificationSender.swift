@@ -23,6 +23,12 @@ extension NotificationSender {
 public protocol FCMSender: Sendable {
     func send(_ messages: [FCMMessage], urgent: Bool) async -> [FCMResult]
     func shutdown() async
+    /// The connections' counters, when it keeps them (for metrics).
+    var statistics: APNSClientStatistics? { get }
+}
+
+extension FCMSender {
+    public var statistics: APNSClientStatistics? { nil }
 }
 
 /// `APNSClient`'s batch `send` as a `NotificationSender`: a chunk reaches the client's loop
@@ -74,6 +80,8 @@ struct FCMClientSender: FCMSender {
     func shutdown() async {
         await client.shutdown()
     }
+
+    var statistics: APNSClientStatistics? { client.statistics }
 }
 
 extension FCMClientSender {

@@ -98,7 +98,7 @@ public final class PushWorker: HandoffReceiver {
     public func run() async {
         listener.start()
         let senders = senders
-        metrics.setCollector(collectorKey) { APNSClientMetrics.families(senders.statistics) }
+        metrics.setCollector(collectorKey) { ClientMetrics.families(senders.statistics) }
         let leases = leases
         let keeping = Task { await leases.run() }
         logger.info("worker started", ["slots": String(configuration.slots), "targeted_slots": String(configuration.targetedSlots), "chunk_size": String(configuration.chunkSize)])
@@ -218,7 +218,7 @@ public final class PushWorker: HandoffReceiver {
     /// A chunk more for each chunk's worth the APNs clients' windows grew beyond their start
     /// (at most 4 × `slots`: chunks in memory stay bounded however many apps broadcast).
     private var extraBroadcastSlots: Int {
-        let grown = senders.statistics.reduce(0) { $0 + max(0, $1.window - configuration.apnsMinInFlight) }
+        let grown = senders.statistics.apns.reduce(0) { $0 + max(0, $1.window - configuration.apnsMinInFlight) }
         return min(4 * configuration.slots, (grown + configuration.chunkSize - 1) / configuration.chunkSize)
     }
 

@@ -41,11 +41,11 @@ final class SenderCache: Sendable {
             }
         }
 
-        /// An APNs client's counters (the metrics of APNs connections).
+        /// The client's counters (the metrics of its connections).
         var statistics: APNSClientStatistics? {
             switch self {
             case .apns(let sender): sender.statistics
-            case .fcm: nil
+            case .fcm(let sender): sender.statistics
             }
         }
     }
@@ -198,9 +198,25 @@ final class SenderCache: Sendable {
     /// Clients alive now.
     var count: Int { entries.withLock { $0.count } }
 
-    /// The counters of every APNs client alive now.
-    var statistics: [APNSClientStatistics] {
-        entries.withLock { $0.values.compactMap(\.sender.statistics) }
+    /// The counters of the clients alive now, per service.
+    struct Statistics {
+        var apns: [APNSClientStatistics] = []
+        var fcm: [APNSClientStatistics] = []
+    }
+
+    /// The counters of every client alive now.
+    var statistics: Statistics {
+        entries.withLock { entries in
+            var statistics = Statistics()
+            for entry in entries.values {
+                guard let counters = entry.sender.statistics else { continue }
+                switch entry.sender {
+                case .apns: statistics.apns.append(counters)
+                case .fcm: statistics.fcm.append(counters)
+                }
+            }
+            return statistics
+        }
     }
 
     func shutdown() async {

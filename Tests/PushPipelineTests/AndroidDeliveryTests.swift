@@ -128,6 +128,10 @@ import Testing
             #expect(after["200 "]! - (before["200 "] ?? 0) == 50)
             #expect(after["404 UNREGISTERED"]! - (before["404 UNREGISTERED"] ?? 0) == 3)
             #expect(after["400 INVALID_ARGUMENT"]! - (before["400 INVALID_ARGUMENT"] ?? 0) == 2)
+            // The app's FCM client and its connections, counted apart from its APNs client.
+            let scrape = try MetricsEndpointTests.parse(try await relay.request("GET", "/metrics").text)
+            #expect(scrape.value(RelayMetrics.fcmClients, [:]) == 1 && scrape.value(RelayMetrics.apnsClients, [:]) == 1)
+            #expect((scrape.value(RelayMetrics.fcmConnections, [:]) ?? 0) >= 1)
 
             // The JPush body mapped: alert and title, extras as strings, channel and priority.
             let sent = try #require(Self.received(fcm, android[7]))

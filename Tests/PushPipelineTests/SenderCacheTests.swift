@@ -1,4 +1,4 @@
-import APNSClient
+@testable import APNSClient
 import FCMClient
 import Foundation
 @testable import PushPipeline
@@ -86,9 +86,14 @@ import Testing
         #expect(factory.count == 3 && cache.count == 1)
     }
 
-    /// Accepts every FCM message; counts shutdowns.
+    /// Accepts every FCM message; counts shutdowns; reports one open connection.
     final class FakeFCMClient: FCMSender {
         let shutDown = Atomic<Int>(0)
+        var statistics: APNSClientStatistics? {
+            var statistics = APNSClientStatistics()
+            statistics.connectionsOpen = 1
+            return statistics
+        }
 
         func send(_ messages: [FCMMessage], urgent: Bool) async -> [FCMResult] {
             messages.map { _ in .accepted(name: "projects/p/messages/1") }
@@ -114,7 +119,8 @@ import Testing
         let fcm = try cache.sender(for: Self.fcmCredential())
         _ = try cache.sender(for: Self.fcmCredential())
         #expect(fcmClients.withLock(\.count) == 1 && factory.count == 1 && cache.count == 2, "one FCM client per app and version")
-        #expect(cache.statistics.isEmpty, "the fakes keep no counters")
+        #expect(cache.statistics.apns.isEmpty, "the fake APNs clients keep no counters")
+        #expect(cache.statistics.fcm.map(\.connectionsOpen) == [1], "the FCM client's counters apart from the APNs ones")
         #expect(await fcm.send([FCMMessage(token: "t", message: Array("{}".utf8))], urgent: true) == [.accepted(name: "projects/p/messages/1")])
         // A new service account: a new client, the old one dropped at once (nothing in flight).
         _ = try cache.sender(for: Self.fcmCredential(version: "v2"))

@@ -23,6 +23,12 @@ public enum RelayMetrics {
     public static let apnsConnections = "pushrelay_apns_connections_opened"
     public static let apnsConnectionsOpen = "pushrelay_apns_connections_open"
     public static let apnsWindow = "pushrelay_apns_window"
+    public static let fcmClients = "pushrelay_fcm_clients"
+    public static let fcmStreams = "pushrelay_fcm_streams_open"
+    public static let fcmInFlight = "pushrelay_fcm_requests_in_flight"
+    public static let fcmConnections = "pushrelay_fcm_connections_opened"
+    public static let fcmConnectionsOpen = "pushrelay_fcm_connections_open"
+    public static let fcmWindow = "pushrelay_fcm_window"
 
     /// Declares the families recorded as things happen (scrape-time ones come with their
     /// collectors).
