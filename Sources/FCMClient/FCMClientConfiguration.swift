@@ -10,7 +10,11 @@ public struct FCMClientConfiguration: Sendable {
     public var endpoint: URL
     /// PEM CA certificates trusted besides the system's (for the simulator or a proxy).
     public var caFile: String?
+    /// Connections while the round trip does not limit the rate.
+    public var connections: Int = 2
     public var maxConnections: Int = 4
+    /// Where the in-flight window starts, and its floor.
+    public var minInFlight: Int = 2000
     public var maxInFlight: Int = 4000
     public var eventLoopCount: Int = 1
     public var idleTimeout: TimeInterval = 300
@@ -26,7 +30,9 @@ public struct FCMClientConfiguration: Sendable {
     /// The pool configuration for `url`'s host: requests carry their own authorization.
     func transport(to url: URL) throws -> APNSClientConfiguration {
         var configuration = try APNSClientConfiguration(endpoint: url, authentication: .perRequest, caFile: caFile)
+        configuration.connections = connections
         configuration.maxConnections = maxConnections
+        configuration.minInFlight = minInFlight
         configuration.maxInFlight = maxInFlight
         configuration.eventLoopCount = eventLoopCount
         configuration.idleTimeout = idleTimeout

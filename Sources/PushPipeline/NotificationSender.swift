@@ -87,12 +87,14 @@ struct FCMClientSender: FCMSender {
 extension FCMClientSender {
     /// Builds an FCM client per service account, to the configured endpoint
     /// (`PUSHRELAY_FCM_URL`), sharing the APNs clients' bound on connections and TLS sessions
-    /// (`resources`), with the APNs clients' bounds on connections and requests in flight.
+    /// (`resources`), with the APNs clients' connections, window and idle timeout.
     static func make(configuration: PipelineConfiguration, box: SecretBox, logger: Logger,
                      resources: APNSClientResources) -> SenderCache.MakeFCMSender {
         { credential in
             var clientConfiguration = FCMClientConfiguration(endpoint: configuration.fcmURL, caFile: configuration.fcmCAFile)
+            clientConfiguration.connections = configuration.apnsConnections
             clientConfiguration.maxConnections = max(configuration.apnsConnections, configuration.apnsMaxConnections)
+            clientConfiguration.minInFlight = min(configuration.apnsMinInFlight, configuration.apnsMaxInFlight)
             clientConfiguration.maxInFlight = configuration.apnsMaxInFlight
             clientConfiguration.idleTimeout = configuration.apnsIdleTimeout
             return FCMClientSender(client: try FCMClient(

@@ -215,10 +215,11 @@ public final class PushWorker: HandoffReceiver {
         }
     }
 
-    /// A chunk more for each chunk's worth the APNs clients' windows grew beyond their start
-    /// (at most 4 × `slots`: chunks in memory stay bounded however many apps broadcast).
+    /// A chunk more for each chunk's worth the APNs and FCM clients' windows grew beyond their
+    /// start (at most 4 × `slots`: chunks in memory stay bounded however many apps broadcast).
     private var extraBroadcastSlots: Int {
-        let grown = senders.statistics.apns.reduce(0) { $0 + max(0, $1.window - configuration.apnsMinInFlight) }
+        let clients = senders.statistics
+        let grown = (clients.apns + clients.fcm).reduce(0) { $0 + max(0, $1.window - configuration.apnsMinInFlight) }
         return min(4 * configuration.slots, (grown + configuration.chunkSize - 1) / configuration.chunkSize)
     }
 
