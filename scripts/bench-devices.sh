@@ -17,7 +17,7 @@ load_before=$(cut -d' ' -f1 /proc/loadavg)
 connections=${BENCH_CONNECTIONS:-64}
 pool=${BENCH_POOL_SIZE:-8}
 rows=${BENCH_IMPORT_ROWS:-1000000}
-relay=.build/release/pushrelay
+relay=${BENCH_RELAY:-.build/release/pushrelay}
 [ -x "$relay" ] || { echo "build first: swift build -c release" >&2; exit 1; }
 pgbin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
 
@@ -48,21 +48,59 @@ export APP_KEY=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["app_ke
 export APP_SECRET=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["master_secret"])' <<<"$app")
 app_id=$("$pgbin/psql" -tA "$url" -c "SELECT id FROM apps WHERE app_key = '$APP_KEY'")
 
+source scripts/bench/cpu.sh
+# PostgreSQL's CPU seconds: its live processes, and those it reaped (the postmaster's
+# children's times), since pgbench's backends end with pgbench.
+postmaster=$(head -n 1 "$("$pgbin/psql" -tAX "$url" -c "SHOW data_directory")/postmaster.pid")
+postgres_cpu() {
+  python3 -c "print('%.2f' % ($(postgres_cpu_of "$url") + $(awk '{ print $16 + $17 }' "/proc/$postmaster/stat") / $(getconf CLK_TCK)))"
+}
+# Statements PostgreSQL ran in the bench database since the last reset (pg_stat_statements).
+statements() {
+  "$pgbin/psql" -tAX "$url" -c "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'"
+}
+# The statements by calls, for the log: what a registration costs PostgreSQL, statement by statement.
+top_statements() {
+  "$pgbin/psql" -X "$url" -c "SELECT calls, round(total_exec_time::numeric / calls * 1000) AS mean_us, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS query
+    FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND query NOT LIKE '%pg_stat_statements%' ORDER BY calls DESC LIMIT 6" >&2
+}
+reset_statements() {
+  "$pgbin/psql" -qtAX "$url" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" >/dev/null
+}
+# Per registration: µs of CPU of $1 seconds, statements of $1 calls, over $2 registrations.
+per() { python3 -c "print('%.0f' % ($1 * 1e6 / $2))"; }
+
 api=""
 if [ "${BENCH_IMPORT_ONLY:-0}" != 1 ]; then
   echo "warming up…" >&2
   wrk -t2 -c"$connections" -d3s -s scripts/bench/register.lua "http://127.0.0.1:$port" >/dev/null
   echo "API: wrk -t2 -c$connections -d${duration}s" >&2
+  reset_statements
+  pg_before=$(postgres_cpu)
+  relay_before=$(cpu_seconds "$relay_pid")
   wrk -t2 -c"$connections" -d"${duration}s" --latency -s scripts/bench/register.lua "http://127.0.0.1:$port" | tee "$work/wrk.txt" >&2
+  api_pg=$(python3 -c "print($(postgres_cpu) - $pg_before)")
+  api_relay=$(python3 -c "print($(cpu_seconds "$relay_pid") - $relay_before)")
+  api_statements=$(statements)
+  top_statements
   api=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$work/wrk.txt")
+  api_total=$(awk '/requests in/ { print $1 }' "$work/wrk.txt")
   api_p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk.txt")
   failed=$(awk '/Non-2xx/ { print $NF }' "$work/wrk.txt")
 
   echo "pgbench: -c$pool -j2 -T$duration -M prepared" >&2
+  reset_statements
+  pg_before=$(postgres_cpu)
   "$pgbin/pgbench" -n -M prepared -c "$pool" -j 2 -T "$duration" -f scripts/bench/register.sql \
     -D app_id="$app_id" -D platform=ios -D environment=production -D alias_given=false \
     -D tags_given=false -D 'tags={}' "$url" | tee "$work/pgbench.txt" >&2
+  direct_pg=$(python3 -c "print($(postgres_cpu) - $pg_before)")
+  direct_statements=$(statements)
+  top_statements
   direct=$(awk '/^tps/ { printf "%d", $3 }' "$work/pgbench.txt")
+  direct_total=$(awk '/actually processed/ { print $NF }' "$work/pgbench.txt")
 fi
 
 echo "generating $rows rows…" >&2
@@ -76,8 +114,6 @@ with open(os.path.join(work, "import.csv"), "w") as csv, open(os.path.join(work,
         nd.write(json.dumps({"platform": "ios", "token": os.urandom(32).hex(), "environment": "sandbox",
                              "alias": "user%d" % (i % 200000), "tags": ["group%d" % (i % 50)]}) + "\n")
 PY
-source scripts/bench/cpu.sh
-postgres_cpu() { postgres_cpu_of "$url"; }
 import_rate() {
   local file=$1 type=$2 start end pg_before relay_before
   pg_before=$(postgres_cpu)
@@ -108,6 +144,8 @@ if [ -n "$api" ]; then
 | registrations/s through the API (wrk, $connections connections, ${duration} s) | $api (p99 $api_p99, non-2xx: ${failed:-0}) |
 | the same upsert with pgbench ($pool connections, ${duration} s) | $direct |
 | API / pgbench | $ratio |
+| per registration through the API: CPU µs of the relay, of PostgreSQL; statements | $(per "$api_relay" "$api_total"), $(per "$api_pg" "$api_total"); $(python3 -c "print('%.2f' % ($api_statements / $api_total))") |
+| per registration with pgbench: CPU µs of PostgreSQL; statements | $(per "$direct_pg" "$direct_total"); $(python3 -c "print('%.2f' % ($direct_statements / $direct_total))") |
 TABLE
 fi
 cat <<TABLE

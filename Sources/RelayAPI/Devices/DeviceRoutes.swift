@@ -9,10 +9,11 @@ struct DeviceRoutes: Sendable {
 
     func register(in router: inout Router) {
         let devices = DeviceRepository(pool: context.dependencies.pool)
+        let registrar = DeviceRegistrar(repository: devices, maxInFlight: context.dependencies.pool.size)
 
         router.add("POST", "/v3/devices", context.deviceHandler { request, _, app in
             let registration = try DeviceRegistration(try JSONObjectReader(request.body))
-            let rid = try await devices.register(appID: app.id, registration)
+            let rid = try await registrar.register(appID: app.id, registration)
             return try jsonResponse(200, encoding: ["registration_id": rid])
         })
 

@@ -40,6 +40,45 @@ enum DeviceStatements {
         SELECT \(RegistrationID.sql("registration_id")) AS rid FROM device
         """)
 
+    /// `register` for many registrations at once (`RegistrationBatch`): a row per registration
+    /// from the arrays $1 app, $2 token, $3 environment, $4 alias given, $5 alias ("" removes),
+    /// $6 badge (NULL keeps), $7 tags given, $8 tags (each an array literal), $9 platform,
+    /// with no (app, token) twice; answered with each row's place (`ord`, from 1) and its
+    /// registration id. What a row keeps (alias, badge) is read back from its input row by
+    /// (app, token): `EXCLUDED` holds only the values a new device would get.
+    static let registerBatch = SQLStatement("pushrelay_register_devices", """
+        WITH input AS MATERIALIZED (
+            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::integer[], $7::boolean[],
+                                 $8::text[], $9::text[])
+                WITH ORDINALITY AS p(app_id, token, environment, alias_given, alias, badge, tags_given, tags, platform, ord)
+        ), device AS (
+            INSERT INTO devices AS d (app_id, token, environment, alias, badge, platform)
+            SELECT p.app_id, p.token, p.environment, NULLIF(p.alias, ''), coalesce(p.badge, 0), coalesce(p.platform, 'ios')
+            FROM input p ORDER BY p.ord
+            ON CONFLICT (app_id, token) DO UPDATE SET
+                platform = EXCLUDED.platform,
+                environment = EXCLUDED.environment,
+                (alias, badge) = (SELECT CASE WHEN p.alias_given THEN EXCLUDED.alias ELSE d.alias END, coalesce(p.badge, d.badge)
+                                  FROM input p WHERE p.app_id = EXCLUDED.app_id AND p.token = EXCLUDED.token),
+                registered_at = now(),
+                last_seen_at = now(),
+                reactivated_at = CASE WHEN d.active THEN d.reactivated_at ELSE now() END,
+                active = true
+            RETURNING d.id, d.registration_id, d.app_id, d.token
+        ), registered AS (
+            SELECT device.id, device.registration_id, p.app_id, p.ord, p.tags_given, p.tags::text[] AS tags
+            FROM device JOIN input p ON p.app_id = device.app_id AND p.token = device.token
+        ), dropped AS (
+            DELETE FROM device_tags t USING registered r
+            WHERE r.tags_given AND t.device_id = r.id AND NOT (t.tag = ANY (r.tags))
+        ), added AS (
+            INSERT INTO device_tags (app_id, tag, device_id)
+            SELECT r.app_id, tag, r.id FROM registered r, unnest(r.tags) AS tag WHERE r.tags_given
+            ON CONFLICT DO NOTHING
+        )
+        SELECT r.ord, \(RegistrationID.sql("r.registration_id")) AS rid FROM registered r
+        """)
+
     /// $1 app, $2 registration id (uuid).
     static let find = SQLStatement("pushrelay_device_find",
         "SELECT id, alias, mobile FROM devices WHERE app_id = $1 AND registration_id = $2::uuid")
@@ -172,7 +211,7 @@ enum DeviceStatements {
     static let removeAlias = SQLStatement("pushrelay_alias_remove",
         "UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2 AND id = ANY ($3::bigint[])")
 
-    static let all = [register, find, update, resolve, status, invalidate, applyBadge,
+    static let all = [register, registerBatch, find, update, resolve, status, invalidate, applyBadge,
                       tagsOfDevice, clearTags, removeTags, addTags, countTags,
                       appTags, hasTag, untagDevices, tagDevices, overTagged, deleteTag,
                       aliasDevices, deleteAlias, removeAlias]
