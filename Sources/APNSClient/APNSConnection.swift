@@ -55,6 +55,8 @@ final class APNSConnection {
     /// Whether the TLS handshake resumed an earlier session.
     private(set) var resumedSession = false
     private var pingSentAt: Double?
+    /// Whether the PING out was sent while the pool held no request (`pingPath`).
+    private var pingMeasuresPath = false
     /// When the last PING went out: a busy connection is pinged every `roundTripPingInterval`
     /// too, so the window knows the round trip (`InFlightWindow`).
     private var lastPingAt = -Double.infinity
@@ -204,6 +206,20 @@ final class APNSConnection {
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
         pingSentAt = now
         lastPingAt = now
+        pingMeasuresPath = false
+    }
+
+    /// Sends a PING now, the pool holding no request: it waits behind nothing of ours, so
+    /// its round trip is the path's alone (`InFlightWindow.pathMeasured`). At most one per
+    /// `roundTripPingInterval`: an app pushing now and then pings once, not with each push.
+    ///
+    /// - Returns: whether it sent one.
+    func pingPath(now: Double) -> Bool {
+        guard state == .ready, streams.isEmpty, pingSentAt == nil, now - lastPingAt >= Self.roundTripPingInterval else { return false }
+        ping(now: now)
+        pingMeasuresPath = true
+        flushSubmitted()
+        return true
     }
 
     /// Closes the connection now and hands every unanswered request back to the pool.
@@ -464,7 +480,9 @@ final class APNSConnection {
             if state == .ready { state = .draining }
             pool.goAwayReceived(self, lastStreamID: frame.goaway.last_stream_id, errorCode: frame.goaway.error_code, debug: debug)
         case NGHTTP2_PING.rawValue where frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
-            if let pingSentAt { pool.roundTrip(receivedAt - pingSentAt, now: receivedAt) }
+            if let pingSentAt {
+                pool.roundTrip(receivedAt - pingSentAt, now: receivedAt, pathOnly: pingMeasuresPath)
+            }
             pingSentAt = nil
         case NGHTTP2_RST_STREAM.rawValue:
             // Called before nghttp2 closes the stream (`streamClosed`).

@@ -229,11 +229,16 @@ final class ConnectionPool {
     // MARK: events from the client and the timers
 
     func enqueue(_ request: PendingRequest) {
-        holding += 1
-        run(state.enqueue([request]))
+        enqueue(contentsOf: [request])
     }
 
     func enqueue(contentsOf requests: [PendingRequest]) {
+        // Work after a quiet spell: the round trip to the server, measured on one connection
+        // before this work can queue anywhere (the path may have changed meanwhile).
+        if holding == 0 {
+            let now = monotonicSeconds
+            for connection in connections where connection.pingPath(now: now) { break }
+        }
         holding += requests.count
         run(state.enqueue(requests))
     }
@@ -296,9 +301,13 @@ final class ConnectionPool {
 
     // MARK: the in-flight window
 
-    /// A PING came back `seconds` after it went out.
-    func roundTrip(_ seconds: Double, now: Double) {
-        window.roundTrip(seconds, now: now)
+    /// A PING came back `seconds` after it went out (`pathOnly`: sent while the pool held nothing).
+    func roundTrip(_ seconds: Double, now: Double, pathOnly: Bool) {
+        if pathOnly {
+            window.pathMeasured(seconds, now: now)
+        } else {
+            window.roundTrip(seconds, now: now)
+        }
         resized(nil)
     }
 

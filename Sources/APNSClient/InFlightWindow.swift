@@ -8,9 +8,18 @@
 /// monotonic seconds); the window answers with its new size when it changes.
 ///
 /// - The base round trip is the least seen over the current and the previous `epoch`
-///   (PINGs and answers alike), so a path that gets longer is noticed within two epochs.
+///   (PINGs and answers alike), so a path that gets longer is noticed within two epochs;
+///   at once when a PING sent while the pool held no request (`pathMeasured`: nothing of
+///   ours queued before it) comes back later than the base. Until then every answer of the
+///   longer path looks queued, and the window stays at its floor (for 10–20 s, APNs 150 ms
+///   away after a spell next door).
 /// - Once per round trip (at least `minimumInterval`, and `minimumAnswers` answers), the
-///   answers of that interval give the queueing delay: their mean latency less the base.
+///   answers of that interval give the queueing delay: their least latency less the base
+///   (as Vegas takes the least round trip of each round). Not their mean: requests go out
+///   in batches and each side works through a batch one request at a time, so the last of
+///   a batch is answered later than the first without any queue building up; the mean
+///   counted that spread, which grows with the window, as queueing. A queue that stays (a
+///   full CPU, a slower path) delays every answer, the least one too.
 ///   The window grows by half when it was used (its load reached ¾ of it) and the requests
 ///   barely queued (`growBelow`: the round trip, not the CPU of either side, limits the
 ///   rate); it shrinks by an eighth when they queued beyond `shrinkAbove`; it halves on an
@@ -44,7 +53,7 @@ struct InFlightWindow: Equatable {
     private var previousEpochMinimum = Double.infinity
     private var epochEndsAt: Double?
     private var intervalEndsAt: Double?
-    private var latencySum = 0.0
+    private var leastLatency = Double.infinity
     private var answers = 0
     private var peakLoad = 0
     private var heldUntil = -Double.infinity
@@ -91,13 +100,24 @@ struct InFlightWindow: Equatable {
         sample(seconds, now: now)
     }
 
+    /// A PING came back after `seconds`, sent while the pool held no request: the path's
+    /// round trip alone. A longer one than the base is the new base (the path got longer);
+    /// the interval under way, measured against the old one, starts again.
+    mutating func pathMeasured(_ seconds: Double, now: Double) {
+        if let base = baseRoundTrip, seconds > base {
+            (epochMinimum, previousEpochMinimum) = (.infinity, .infinity)
+            (intervalEndsAt, leastLatency, answers, peakLoad) = (nil, .infinity, 0, 0)
+        }
+        sample(seconds, now: now)
+    }
+
     /// A request was answered `latency` seconds after it was sent, while the pool held
     /// `load` requests (on streams and waiting for one).
     ///
     /// - Returns: the new size, when it changed.
     mutating func answered(latency: Double, load: Int, now: Double) -> Int? {
         sample(latency, now: now)
-        latencySum += latency
+        leastLatency = min(leastLatency, latency)
         answers += 1
         peakLoad = max(peakLoad, load)
         guard let base = baseRoundTrip else { return nil }
@@ -106,10 +126,10 @@ struct InFlightWindow: Equatable {
             return nil
         }
         guard now >= endsAt, answers >= Self.minimumAnswers else { return nil }
-        let queueing = latencySum / Double(answers) - base
+        let queueing = leastLatency - base
         lastQueueing = queueing
         let used = peakLoad * 4 >= size * 3
-        (latencySum, answers, peakLoad) = (0, 0, 0)
+        (leastLatency, answers, peakLoad) = (.infinity, 0, 0)
         intervalEndsAt = now + max(base, Self.minimumInterval)
         if queueing > Self.shrinkAbove(base: base) {
             return resize(size - size / 8)

@@ -6,17 +6,19 @@ import Testing
 @Suite struct InFlightWindowTests {
     private static let limits = InFlightWindow.Limits(floor: 2000, ceiling: 32000, baseConnections: 2, maxConnections: 32)
 
-    /// Feeds one interval's answers (`count` of them, `latency` each, the pool holding
-    /// `load`) from `start` on, the last at its end, and returns the size change (decided
-    /// with the last) and the end.
+    /// Feeds one interval's answers (`count` of them, `latency` each, or spread evenly from
+    /// `latency` to `latency + spread`, the pool holding `load`) from `start` on, the last at
+    /// its end, and returns the size change (decided with the last) and the end.
     @discardableResult
-    private func interval(_ window: inout InFlightWindow, latency: Double, load: Int, start: Double,
+    private func interval(_ window: inout InFlightWindow, latency: Double, spread: Double = 0, load: Int, start: Double,
                           count: Int = 64) -> (size: Int?, end: Double) {
         let length = max(window.baseRoundTrip ?? latency, InFlightWindow.minimumInterval)
         var change: Int?
         for index in 0..<count {
             let now = start + length * Double(index + 1) / Double(count)
-            if let size = window.answered(latency: latency, load: load, now: now) { change = size }
+            // The slowest first: the least answer comes last, as the interval is decided.
+            let late = spread * Double(count - 1 - index) / Double(count - 1)
+            if let size = window.answered(latency: latency + late, load: load, now: now) { change = size }
         }
         return (change, start + length)
     }
@@ -63,10 +65,12 @@ import Testing
         // Half the window in use: the caller, not the pipe, limits.
         #expect(interval(&window, latency: 0.150, load: 1000, start: 0).size == nil)
         // Next door (0.2 ms) with answers 10 ms late: requests queue at a CPU, no growth.
+        // (The first interval holds the PING's answer on time: decided from the second on.)
         var near = self.window(base: 0.0002)
-        let now = interval(&near, latency: 0.010, load: 2000, start: 0).end
-        #expect(interval(&near, latency: 0.010, load: 2000, start: now).size == nil)
-        #expect(near.size == 2000 && near.connections == 2)
+        let now = interval(&near, latency: 0.010, load: near.size, start: 0).end
+        let size = near.size
+        #expect(interval(&near, latency: 0.010, load: size, start: now).size == nil)
+        #expect(near.size == size)
     }
 
     @Test func shrinksWhenAnswersQueueBeyondTheBaseRoundTrip() {
@@ -83,6 +87,22 @@ import Testing
         // Never below the floor.
         for _ in 0..<40 { now = interval(&window, latency: 0.300, load: window.size, start: now).end }
         #expect(window.size == 2000)
+    }
+
+    @Test func aBatchWorkedThroughOneByOneIsNotQueueing() {
+        var window = window(base: 0.150)
+        var now = 0.0
+        var sizes: [Int] = []
+        // Each round trip's answers 150–250 ms (100 ms of spread, a mean of 50 ms over the
+        // base: a batch of requests each side takes one after another), the least on time.
+        for _ in 0..<3 {
+            let (size, end) = interval(&window, latency: 0.150, spread: 0.100, load: window.size, start: now)
+            now = end
+            if let size { sizes.append(size) }
+        }
+        #expect(sizes == [3000, 4500, 6750])
+        // A queue that stays delays the least answer too: 90 ms beyond the base, whatever the spread.
+        #expect(interval(&window, latency: 0.240, spread: 0.100, load: window.size, start: now).size == 5907)
     }
 
     @Test func halvesOnAnErrorAndHoldsStillForTwoRoundTrips() {
@@ -112,6 +132,28 @@ import Testing
         #expect(window.baseRoundTrip == 0.050)
         window.roundTrip(0.300, now: 2 * InFlightWindow.epoch + 2)
         #expect(window.baseRoundTrip == 0.300)
+    }
+
+    @Test func aLongerPathMeasuredByAnIdlePingIsTheBaseAtOnce() {
+        // Next door, then APNs 150 ms away: every answer looks 143 ms queued against the old base.
+        var window = window(base: 0.007)
+        var now = 0.0
+        for _ in 0..<8 { now = interval(&window, latency: 0.150, load: window.size, start: now).end }
+        #expect(window.size == 2000, "shrunk to the floor")
+        let held = interval(&window, latency: 0.150, load: window.size, start: now)
+        #expect(held.size == nil)
+        now = held.end
+        #expect(window.baseRoundTrip == 0.007)
+        // A PING sent while the pool held nothing: the path alone, the base at once.
+        window.pathMeasured(0.150, now: now)
+        #expect(window.baseRoundTrip == 0.150)
+        _ = window.answered(latency: 0.151, load: window.size, now: now)
+        #expect(interval(&window, latency: 0.151, load: window.size, start: now).size == 3000)
+        // A shorter one is any other sample: the least stays the base.
+        window.pathMeasured(0.100, now: now + 1)
+        #expect(window.baseRoundTrip == 0.100)
+        window.pathMeasured(0.120, now: now + 2)
+        #expect(window.baseRoundTrip == 0.120, "longer than the base: the path changed again")
     }
 
     @Test func boundsAreKeptConsistent() {

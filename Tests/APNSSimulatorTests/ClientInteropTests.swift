@@ -6,13 +6,15 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// A clock the test moves, for provider token ages.
+/// A clock the test moves, for provider token ages (`set`) and the client's intervals (`skip`).
 final class MovableClock: APNSClock {
     private let current: Mutex<Date>
+    private let skipped = Mutex(Duration.zero)
     init(_ start: Date = Date()) { current = Mutex(start) }
     var now: Date { current.withLock { $0 } }
-    var instant: ContinuousClock.Instant { .now }
+    var instant: ContinuousClock.Instant { .now + skipped.withLock { $0 } }
     func set(_ date: Date) { current.withLock { $0 = date } }
+    func skip(_ duration: Duration) { skipped.withLock { $0 += duration } }
 }
 
 /// Our APNs client against our simulator, over TLS on 127.0.0.1: results, actions, the
@@ -161,6 +163,26 @@ struct ClientInteropTests {
         #expect(delivered.first?.payload == notification.payload)
         #expect(server.simulator.stats.accepted == 1)
         #expect(server.simulator.stats.rejectedTotal == 0, "the JWT passed the signature check")
+        await client.shutdown()
+        await server.simulator.shutdown()
+    }
+
+    /// APNs next door, then 200 ms away (the simulator's latency changed while the client
+    /// was quiet): the next send after the quiet spell PINGs first, and that round trip is
+    /// the base at once, not after the 10–20 s the least of the old path takes to expire.
+    @Test func aPathThatGotLongerIsTheBaseRoundTripAtTheNextSend() async throws {
+        let fixture = try Fixture()
+        let server = try fixture.simulator()
+        let clock = MovableClock()
+        let client = try fixture.client(server, clock: clock)
+        #expect(Self.isAccepted(await client.send(Self.notification(Self.token(1)))))
+        try await Self.poll { client.statistics.baseRoundTripMilliseconds > 0 }
+        #expect(client.statistics.baseRoundTripMilliseconds < 100)
+        server.simulator.setNetwork(NetworkShape(latencyMilliseconds: 200))
+        // Past the PINGs' spacing (a quiet app pings at most once per 2 s).
+        clock.skip(.seconds(3))
+        #expect(Self.isAccepted(await client.send(Self.notification(Self.token(2)))))
+        try await Self.poll { client.statistics.baseRoundTripMilliseconds >= 200 }
         await client.shutdown()
         await server.simulator.shutdown()
     }
