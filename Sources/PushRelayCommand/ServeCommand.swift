@@ -142,7 +142,9 @@ enum ServeCommand {
         dependencies.worker = worker
         dependencies.rateLimits = RateLimitSettings(
             defaultPerMinute: configuration.rateLimitPerMinute,
-            authFailuresPerMinute: configuration.authFailuresPerMinute)
+            authFailuresPerMinute: configuration.authFailuresPerMinute,
+            clientRegistrationsPerMinutePerKey: configuration.clientRegistrationsPerMinutePerKey,
+            clientRegistrationsPerMinutePerAddress: configuration.clientRegistrationsPerMinutePerAddress)
         dependencies.trustedProxies = configuration.trustedProxies
         dependencies.metricsToken = configuration.metricsToken
         var serverConfiguration = HTTPServerConfiguration()

@@ -1,14 +1,15 @@
 import RelayCore
 import RelayCrypto
 
-/// A new master secret, an app's or a group's: shown once, in the answer that issues it;
-/// the database keeps only its salted hash.
+/// A new secret (an app's or a group's master secret, a client key's or a device's secret):
+/// shown once, in the answer that issues it; the database keeps only its salted hash.
 struct IssuedSecret: Sendable {
     let secret: String
     let hash: String
 
-    static func issue() -> IssuedSecret {
-        let secret = SecureRandom.hex(12)
+    /// - Parameter bytes: random bytes, shown as twice as many hex digits.
+    static func issue(bytes: Int = 12) -> IssuedSecret {
+        let secret = SecureRandom.hex(bytes)
         return IssuedSecret(secret: secret, hash: SecretHasher.hash(secret))
     }
 

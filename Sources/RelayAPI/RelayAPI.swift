@@ -58,6 +58,8 @@ public enum RelayAPI {
         AdminAppRoutes(context: context).register(in: &router)
         AdminCredentialRoutes(context: context).register(in: &router)
         AdminFCMCredentialRoutes(context: context).register(in: &router)
+        ClientKeyAdminRoutes(context: context).register(in: &router)
+        ClientDeviceRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)
         DeviceRegistryRoutes(context: context).register(in: &router)
         ReportRoutes(context: context).register(in: &router)

@@ -42,6 +42,10 @@ public struct RelayConfiguration: Sendable, Equatable {
     public var rateLimitPerMinute: Int = 600_000
     /// Failed authentications per minute per client address before it is answered 429 unchecked.
     public var authFailuresPerMinute: Int = 60
+    /// Device registrations per minute through one client key (`POST /client/v1/devices`).
+    public var clientRegistrationsPerMinutePerKey: Int = 6000
+    /// Device registrations per minute through client keys from one client address.
+    public var clientRegistrationsPerMinutePerAddress: Int = 60
     /// Proxies whose `X-Forwarded-For` / `Forwarded` name the client; nobody's by default.
     public var trustedProxies: [IPNetwork] = []
     /// The bearer token `/metrics` asks for; nil serves it to loopback clients only.
@@ -163,6 +167,12 @@ public struct RelayConfiguration: Sendable, Equatable {
         }
         if let raw = value("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE") {
             configuration.authFailuresPerMinute = try positive("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", raw, max: 1_000_000_000)
+        }
+        if let raw = value("PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_KEY") {
+            configuration.clientRegistrationsPerMinutePerKey = try positive("PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_KEY", raw, max: 1_000_000_000)
+        }
+        if let raw = value("PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_ADDRESS") {
+            configuration.clientRegistrationsPerMinutePerAddress = try positive("PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_ADDRESS", raw, max: 1_000_000_000)
         }
         if let raw = value("PUSHRELAY_TRUSTED_PROXIES") {
             configuration.trustedProxies = try parseNetworks("PUSHRELAY_TRUSTED_PROXIES", raw)

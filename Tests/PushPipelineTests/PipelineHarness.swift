@@ -112,6 +112,7 @@ final class PipelineHarness: Sendable {
     enum Auth: Sendable {
         case admin
         case basic(String, String)
+        case bearer(String)
     }
 
     func request(_ method: String, _ path: String, auth: Auth = .admin, json: Any? = nil, base: String? = nil) async throws -> Reply {
@@ -125,6 +126,7 @@ final class PipelineHarness: Sendable {
         case .admin: request.setValue("Bearer \(Self.adminToken)", forHTTPHeaderField: "Authorization")
         case .basic(let user, let password):
             request.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        case .bearer(let token): request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
         if let body {
             request.httpBody = body

@@ -19,15 +19,23 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// How long a wrong admin or metrics token (or dashboard login) waits for its 401: the
     /// request's task sleeps, no thread or loop is held.
     public var tokenFailureDelay: Duration
+    /// Device registrations per minute through one client key, and from one client address
+    /// through any client key (counted like `/v3` requests, by `RequestCounter`).
+    public var clientRegistrationsPerMinutePerKey: Int
+    public var clientRegistrationsPerMinutePerAddress: Int
 
     public init(defaultPerMinute: Int = RelayConfiguration().rateLimitPerMinute,
                 authFailuresPerMinute: Int = RelayConfiguration().authFailuresPerMinute,
                 secretFailuresPerMinutePerAddress: Int? = nil,
-                tokenFailureDelay: Duration = .milliseconds(250)) {
+                tokenFailureDelay: Duration = .milliseconds(250),
+                clientRegistrationsPerMinutePerKey: Int = RelayConfiguration().clientRegistrationsPerMinutePerKey,
+                clientRegistrationsPerMinutePerAddress: Int = RelayConfiguration().clientRegistrationsPerMinutePerAddress) {
         self.defaultPerMinute = defaultPerMinute
         self.authFailuresPerMinute = authFailuresPerMinute
         self.secretFailuresPerMinutePerAddress = secretFailuresPerMinutePerAddress ?? authFailuresPerMinute * 10
         self.tokenFailureDelay = tokenFailureDelay
+        self.clientRegistrationsPerMinutePerKey = clientRegistrationsPerMinutePerKey
+        self.clientRegistrationsPerMinutePerAddress = clientRegistrationsPerMinutePerAddress
     }
 }
 
@@ -40,6 +48,9 @@ struct AuthenticationAttempt: Sendable, Hashable {
         case app(String)
         case admin
         case metrics
+        /// A client key, by its key id; a device secret, by its registration id.
+        case clientKey(String)
+        case device(String)
     }
 
     var client: IPAddress?
@@ -57,6 +68,8 @@ struct AuthenticationAttempt: Sendable, Hashable {
         case .app(let key): return "\(address) app \(key)"
         case .admin: return "\(address) admin"
         case .metrics: return "\(address) metrics"
+        case .clientKey(let id): return "\(address) client key \(id)"
+        case .device(let rid): return "\(address) device \(rid)"
         }
     }
 }
