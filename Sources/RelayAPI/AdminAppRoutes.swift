@@ -12,6 +12,16 @@ struct AdminAppRoutes: Sendable {
         JPushError(status: 404, code: 1008, message: "no app with app_key \(InputEcho.quoted(appKey))")
     }
 
+    /// The `name` of a body that names what it creates (an app, a client key), trimmed.
+    static func name(_ body: JSONObjectReader) throws -> String {
+        let rawName = try body.string("name")
+        let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.utf8.count <= 255, rawName.count <= 255 else {
+            throw JPushError.illegalValue("name must be 1 to 255 bytes of text")
+        }
+        return name
+    }
+
     func register(in router: inout Router) {
         let apps = context.apps
         let credentials = context.credentials
@@ -20,11 +30,7 @@ struct AdminAppRoutes: Sendable {
         router.add("POST", "/admin/v1/apps", context.adminHandler { request, _ in
             let body = try JSONObjectReader(request.body)
             try body.rejectUnknownKeys(allowed: ["name"])
-            let rawName = try body.string("name")
-            let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.utf8.count <= 255, rawName.count <= 255 else {
-                throw JPushError.illegalValue("name must be 1 to 255 bytes of text")
-            }
+            let name = try Self.name(body)
             let issued = IssuedSecret.issue()
             let record = try await createWithFreshKey { key in
                 try await apps.create(appKey: key, name: name, secretHash: issued.hash)

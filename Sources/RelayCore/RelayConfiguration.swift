@@ -89,6 +89,8 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_TLS_CERT", "PEM certificate (chain) for HTTPS on the API listener; with PUSHRELAY_TLS_KEY (default: plain HTTP)"),
         ("PUSHRELAY_TLS_KEY", "PEM private key of PUSHRELAY_TLS_CERT"),
         ("PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE", "failed authentications per minute per client address and app key (or admin token) before 429 (default 60)"),
+        ("PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_KEY", "device registrations per minute through one client key (default 6000)"),
+        ("PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_ADDRESS", "device registrations per minute through client keys from one client address (default 60)"),
         ("PUSHRELAY_TRUSTED_PROXIES", "addresses/CIDRs of proxies whose X-Forwarded-For / Forwarded name the client, comma-separated (default: none)"),
         ("PUSHRELAY_METRICS_TOKEN", "bearer token /metrics asks for (at least 16 characters); unset: /metrics answers loopback clients only"),
         ("PUSHRELAY_LOOP_STALL_SECONDS", "a worker or scheduler loop that has not come round for this long beyond its own wait fails /healthz and /readyz, so the process is restarted (default 60)"),

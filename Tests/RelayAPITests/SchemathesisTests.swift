@@ -4,8 +4,8 @@ import TestSupport
 
 /// schemathesis (PyPI: `st`, installed by `make test`) generates requests from openapi.yaml
 /// and runs them against a live relay with valid credentials: no 5xx, and every status,
-/// header and body must match the spec. Two runs: the admin side with the admin token, the
-/// `/v3` side with one app's Basic credentials. `PUSHRELAY_SCHEMATHESIS_EXAMPLES` sets the
+/// header and body must match the spec. Three runs: the admin side with the admin token, the
+/// `/v3` side with one app's Basic credentials, the client registration with a client key. `PUSHRELAY_SCHEMATHESIS_EXAMPLES` sets the
 /// cases per operation (default 4 for `make test`, each side bounded to 40 s; `make
 /// reliability` runs more).
 @Suite struct SchemathesisTests {
@@ -66,10 +66,14 @@ import TestSupport
     }
 
     @Test(.timeLimit(.minutes(5))) func specAndRelayAgree() async throws {
-        try await RelayHarness.with(rateLimits: .init(defaultPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000, tokenFailureDelay: .zero)) { relay in
+        try await RelayHarness.with(rateLimits: .init(defaultPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000, tokenFailureDelay: .zero,
+                                                      clientRegistrationsPerMinutePerKey: 1_000_000, clientRegistrationsPerMinutePerAddress: 1_000_000)) { relay in
             let app = try await relay.createApp("schemathesis")
             let device = DeviceClient(relay: relay, key: app.key, secret: app.secret)
             _ = try await device.register(extra: ["alias": "alice", "tags": ["vip"]])
+            // Issued before the admin side runs: that run may delete the app.
+            let issued = try await relay.request("POST", "/admin/v1/apps/\(app.key)/client-keys", json: ["name": "schemathesis"])
+            let clientKey = try #require(issued.json["client_key"] as? String, "\(issued.status) \(String(decoding: issued.body, as: UTF8.self))")
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -81,14 +85,17 @@ import TestSupport
                 "--header", "Authorization: Basic " + Data("\(app.key):\(app.secret)".utf8).base64EncodedString(),
                 "--include-path-regex", "^/v3/", "--exclude-path-regex", "^/v3/group",
             ], port: relay.port, reportDirectory: directory)
-            let summary = "schemathesis: admin \(admin.cases) cases, v3 \(v3.cases) cases"
+            let client = try await Self.st([
+                "--header", "Authorization: Bearer \(clientKey)", "--include-path-regex", "^/client/v1/devices$",
+            ], port: relay.port, reportDirectory: directory)
+            let summary = "schemathesis: admin \(admin.cases) cases, v3 \(v3.cases) cases, client \(client.cases) cases"
             print(summary)
-            try? (admin.output + "\n\n" + v3.output).write(toFile: "/tmp/pushrelay-schemathesis.log", atomically: true, encoding: .utf8)
-            for (side, run) in [("admin", admin), ("v3", v3)] {
+            try? (admin.output + "\n\n" + v3.output + "\n\n" + client.output).write(toFile: "/tmp/pushrelay-schemathesis.log", atomically: true, encoding: .utf8)
+            for (side, run) in [("admin", admin), ("v3", v3), ("client", client)] {
                 #expect(run.status == 0 || run.onlySchemathesisFailed, "\(side) side:\n\(run.output)")
                 #expect(run.output.contains("\(run.cases) generated, \(run.cases) passed"), "\(side) side:\n\(run.output)")
             }
-            #expect(admin.cases > 0 && v3.cases > 0, "\(summary)")
+            #expect(admin.cases > 0 && v3.cases > 0 && client.cases > 0, "\(summary)")
         }
     }
 }

@@ -9,6 +9,10 @@ import Testing
         #expect(defaults.tlsCertificatePath == nil && defaults.tlsKeyPath == nil)
         let set = try RelayConfiguration.parse(["PUSHRELAY_RATE_LIMIT_PER_MINUTE": "600", "PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE": "5"])
         #expect(set.rateLimitPerMinute == 600 && set.authFailuresPerMinute == 5)
+        #expect(defaults.clientRegistrationsPerMinutePerKey == 6000 && defaults.clientRegistrationsPerMinutePerAddress == 60)
+        let client = try RelayConfiguration.parse(["PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_KEY": "7",
+                                                   "PUSHRELAY_CLIENT_REGISTRATIONS_PER_MINUTE_PER_ADDRESS": "3"])
+        #expect(client.clientRegistrationsPerMinutePerKey == 7 && client.clientRegistrationsPerMinutePerAddress == 3)
         for bad in ["0", "-1", "many"] {
             #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_RATE_LIMIT_PER_MINUTE": bad]) }
             #expect(throws: RelayConfiguration.Error.self) { try RelayConfiguration.parse(["PUSHRELAY_AUTH_FAILURE_LIMIT_PER_MINUTE": bad]) }

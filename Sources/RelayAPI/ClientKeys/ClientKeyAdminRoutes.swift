@@ -20,9 +20,7 @@ struct ClientKeyAdminRoutes: Sendable {
             let appKey = parameters["app_key"] ?? ""
             let body = try JSONObjectReader(request.body)
             try body.rejectUnknownKeys(allowed: ["name"])
-            let rawName = try body.string("name")
-            let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.utf8.count <= 255 else { throw JPushError.illegalValue("name must be 1 to 255 bytes of text") }
+            let name = try AdminAppRoutes.name(body)
             let (key, hash) = ClientKeyText.issue()
             guard let record = try await keys.create(appKey: appKey, keyID: key.keyID, name: name, secretHash: hash) else {
                 throw AdminAppRoutes.appNotFound(appKey)
