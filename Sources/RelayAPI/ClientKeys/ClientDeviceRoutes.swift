@@ -12,7 +12,7 @@ struct ClientDeviceRoutes: Sendable {
 
     func register(in router: inout Router) {
         let keys = ClientKeyRepository(pool: context.dependencies.pool)
-        let devices = DeviceRepository(pool: context.dependencies.pool)
+        let registrar = context.registrar
         let authenticator = ClientAuthenticator(keys: keys, gate: context.authenticationGate)
         let counter = context.requestCounter
         let limits = context.dependencies.rateLimits
@@ -33,7 +33,7 @@ struct ClientDeviceRoutes: Sendable {
             try ClientDeviceChange.refuseLabels(body)
             try body.rejectUnknownKeys(allowed: ["platform", "token", "environment"])
             let registration = try DeviceRegistration(body)
-            let rid = try await devices.register(appID: credential.appID, registration)
+            let rid = try await registrar.register(appID: credential.appID, registration)
             let secret = IssuedSecret.issue(bytes: 16)
             try await keys.storeDeviceSecret(appID: credential.appID, rid: rid, clientKey: credential.rowID, secretHash: secret.hash)
             return try jsonResponse(200, encoding: ClientKeyShapes.Registered(registrationID: rid, deviceSecret: secret.secret))

@@ -9,10 +9,7 @@ struct DeviceRoutes: Sendable {
 
     func register(in router: inout Router) {
         let devices = DeviceRepository(pool: context.dependencies.pool)
-        // A quarter of the pool: bigger batches, and connections left for the app look-ups
-        // and request counts of the registrations waiting (measured against the whole pool:
-        // 0.68 of pgbench and a p99 of 53 ms against 0.53 and 195 ms; docs/scaling.md).
-        let registrar = DeviceRegistrar(repository: devices, maxInFlight: max(1, context.dependencies.pool.size / 4))
+        let registrar = context.registrar
 
         router.add("POST", "/v3/devices", context.deviceHandler { request, _, app in
             let registration = try DeviceRegistration(try JSONObjectReader(request.body))
