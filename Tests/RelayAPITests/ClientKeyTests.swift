@@ -1,6 +1,7 @@
 import Foundation
-import RelayAPI
+@testable import RelayAPI
 import RelayCore
+import Synchronization
 import Testing
 
 /// Client keys (issue 28): issued, listed and revoked by the admin API; they register
@@ -186,4 +187,29 @@ import Testing
             #expect(try await app.register(headers: ["X-Forwarded-For": "203.0.113.8"]).status == 200)
         }
     }
+
+    /// Neither a client key nor a device secret reaches the log, at any level, whatever the
+    /// request (issued, used, refused, revoked).
+    @Test func secretsNeverReachTheLog() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "test", level: .trace, sink: { line in lines.withLock { $0.append(line) } })
+        var secrets: [String] = []
+        try await RelayHarness.with(rateLimits: Self.generous, logger: logger) { relay in
+            let app = try await ClientApp.make(relay)
+            let device = try await app.registered()
+            secrets += [String(app.clientKey.suffix(ClientKeyText.secretLength)), device.secret]
+            _ = try await relay.request("PATCH", "/client/v1/devices/\(device.rid)", auth: .bearer(device.secret), json: ["environment": "production"])
+            _ = try await relay.request("PATCH", "/client/v1/devices/\(device.rid)", auth: .bearer(device.secret), json: ["alias": "x"])
+            _ = try await relay.request("DELETE", "/client/v1/devices/0123456789abcdef0123456789abcdef", auth: .bearer(device.secret))
+            _ = try await relay.request("DELETE", "/admin/v1/apps/\(app.device.key)/client-keys/\(app.keyID)")
+            _ = try await app.register()
+            _ = try await relay.request("DELETE", "/client/v1/devices/\(device.rid)", auth: .bearer(device.secret))
+        }
+        let logged = lines.withLock { $0 }
+        #expect(!logged.isEmpty)
+        for secret in secrets {
+            #expect(!logged.contains { $0.contains(secret) })
+        }
+    }
 }
+
