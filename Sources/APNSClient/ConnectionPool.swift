@@ -314,7 +314,7 @@ final class ConnectionPool {
     /// A request was answered with `status`, `latency` seconds after it was sent.
     func answerTimed(latency: Double, status: Int, now: Double) {
         // 429 and 5xx: APNs is overwhelmed, or asks us to slow down.
-        resized(status == 429 || status >= 500 ? window.failed(now: now) : window.answered(latency: latency, load: holding, now: now))
+        resized(status == 429 || status >= 500 ? window.failed() : window.answered(latency: latency, load: holding, now: now))
     }
 
     /// Carries the window's size (when it changed) to the client's limiter, and its
@@ -371,14 +371,14 @@ final class ConnectionPool {
     }
 
     func retry(_ request: PendingRequest, because reason: String, countsAsAttempt: Bool = true) {
-        if countsAsAttempt { resized(window.failed(now: monotonicSeconds)) }
+        if countsAsAttempt { resized(window.failed()) }
         run(state.retry(request, because: reason, countsAsAttempt: countsAsAttempt, now: monotonicSeconds, wallNow: clock.now))
     }
 
     func connectionClosed(_ connection: APNSConnection, reason: String, unanswered: [PendingRequest], wasReady: Bool) {
         connections.removeAll { $0 === connection }
         if wasReady { counters.connectionsOpen.subtract(1, ordering: .relaxed) }
-        if !unanswered.isEmpty { resized(window.failed(now: monotonicSeconds)) }
+        if !unanswered.isEmpty { resized(window.failed()) }
         run(state.connectionClosed(connection.id, reason: reason, unanswered: unanswered, wasReady: wasReady,
                                    answeredAny: connection.answeredAny, now: monotonicSeconds, wallNow: clock.now,
                                    random: Double.random(in: 0...1)))

@@ -22,9 +22,13 @@
 ///   full CPU, a slower path) delays every answer, the least one too.
 ///   The window grows by half when it was used (its load reached ¾ of it) and the requests
 ///   barely queued (`growBelow`: the round trip, not the CPU of either side, limits the
-///   rate); it shrinks by an eighth when they queued beyond `shrinkAbove`; it halves on an
-///   error (429, 5xx, a reset, a lost connection) and holds still for two round trips after.
-///   Never below `floor` nor above `ceiling`.
+///   rate), then holds a round trip: the answers of the next one were mostly sent before it
+///   grew, and growing on them too went past what the CPUs take (from 2,000 to the ceiling
+///   in a second, then a queue of 100–400 ms that shrinking took seconds to drain, every
+///   targeted push waiting in it). When they queued beyond `shrinkAbove`, it shrinks to
+///   what that round trip's rate needs at the base round trip, at most by half. It halves
+///   on an error (429, 5xx, a reset, a lost connection) and does not grow at the next round
+///   trip. Never below `floor` nor above `ceiling`.
 /// - Connections: `baseConnections`, or as many as the window needs at the server's
 ///   SETTINGS_MAX_CONCURRENT_STREAMS each (`streamsPerConnection`), up to `maxConnections`:
 ///   with APNs' 1,000 streams, more connections only when the round trip limits.
@@ -56,7 +60,8 @@ struct InFlightWindow: Equatable {
     private var leastLatency = Double.infinity
     private var answers = 0
     private var peakLoad = 0
-    private var heldUntil = -Double.infinity
+    /// Decisions to come that may not grow it: the next one after a growth or an error.
+    private var heldDecisions = 0
     /// The queueing delay of the last interval decided on, in seconds (for the logs).
     private(set) var lastQueueing: Double?
 
@@ -83,10 +88,10 @@ struct InFlightWindow: Equatable {
     }
 
     /// Queueing below this, in seconds, leaves the round trip as what limits the rate.
-    static func growBelow(base: Double) -> Double { max(0.005, base * 0.2) }
+    static func growBelow(base: Double) -> Double { max(0.005, base * 0.1) }
 
     /// Queueing beyond this, in seconds, means a side's CPU (or the path) is full.
-    static func shrinkAbove(base: Double) -> Double { max(0.020, base * 0.5) }
+    static func shrinkAbove(base: Double) -> Double { max(0.020, base * 0.25) }
 
     // MARK: events
 
@@ -131,9 +136,15 @@ struct InFlightWindow: Equatable {
         let used = peakLoad * 4 >= size * 3
         (leastLatency, answers, peakLoad) = (.infinity, 0, 0)
         intervalEndsAt = now + max(base, Self.minimumInterval)
+        let held = heldDecisions > 0
+        heldDecisions = max(0, heldDecisions - 1)
         if queueing > Self.shrinkAbove(base: base) {
-            return resize(size - size / 8)
-        } else if used, queueing < Self.growBelow(base: base), now >= heldUntil {
+            // To what the rate of this round trip takes at the base round trip (rate = size ÷
+            // (base + queueing)), at most halved: the queue drains in a round trip or two.
+            let fits = Double(size) * (base + Self.growBelow(base: base)) / (base + queueing)
+            return resize(max(size / 2, Int(fits)))
+        } else if used, queueing < Self.growBelow(base: base), !held {
+            heldDecisions = 1
             return resize(size + size / 2)
         }
         return nil
@@ -142,8 +153,8 @@ struct InFlightWindow: Equatable {
     /// An error that says the server (or the path to it) is overwhelmed.
     ///
     /// - Returns: the new size, when it changed.
-    mutating func failed(now: Double) -> Int? {
-        heldUntil = now + 2 * max(baseRoundTrip ?? 0, Self.minimumInterval)
+    mutating func failed() -> Int? {
+        heldDecisions = 1
         return resize(size / 2)
     }
 

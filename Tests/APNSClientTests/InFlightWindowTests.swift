@@ -41,13 +41,14 @@ import Testing
     @Test func growsWhileTheRoundTripLimitsTheRate() {
         var window = window(base: 0.150)
         var now = 0.0
-        var sizes: [Int] = []
-        for _ in 0..<8 {
+        var changes: [Int?] = []
+        for _ in 0..<14 {
             let (size, end) = interval(&window, latency: 0.152, load: window.size, start: now)
             now = end
-            if let size { sizes.append(size) }
+            changes.append(size)
         }
-        #expect(sizes == [3000, 4500, 6750, 10125, 15187, 22780, 32000])
+        // Every other round trip: the one after a growth answers what was sent before it.
+        #expect(changes == [3000, nil, 4500, nil, 6750, nil, 10125, nil, 15187, nil, 22780, nil, 32000, nil])
         // 30,000 above the floor at 1,000 streams a connection.
         #expect(window.connections == 32)
         window.peerAllows(streams: 1)
@@ -76,16 +77,23 @@ import Testing
     @Test func shrinksWhenAnswersQueueBeyondTheBaseRoundTrip() {
         var window = window(base: 0.150)
         var now = 0.0
-        for _ in 0..<3 { now = interval(&window, latency: 0.150, load: window.size, start: now).end }
+        for _ in 0..<6 { now = interval(&window, latency: 0.150, load: window.size, start: now).end }
         #expect(window.size == 6750)
-        // 90 ms of queueing at 150 ms (beyond half of it): an eighth less each round trip.
+        // 90 ms of queueing at 150 ms (beyond a quarter of it): 6,750 took 240 ms, so the
+        // rate needs 6,750 × 165 / 240 at the base (and the 15 ms it may queue).
         let (size, end) = interval(&window, latency: 0.240, load: window.size, start: now)
-        #expect(size == 5907)
+        #expect(size == 4640)
         now = end
-        // Between the two thresholds: held.
-        #expect(interval(&window, latency: 0.200, load: window.size, start: now).size == nil)
+        // Between the two thresholds (15 and 37.5 ms): held.
+        let held = interval(&window, latency: 0.175, load: window.size, start: now)
+        #expect(held.size == nil)
+        now = held.end
+        // A queue twice the round trip: halved, no more, in one round trip.
+        let halved = interval(&window, latency: 0.450, load: window.size, start: now)
+        #expect(halved.size == 2320)
+        now = halved.end
         // Never below the floor.
-        for _ in 0..<40 { now = interval(&window, latency: 0.300, load: window.size, start: now).end }
+        for _ in 0..<4 { now = interval(&window, latency: 0.300, load: window.size, start: now).end }
         #expect(window.size == 2000)
     }
 
@@ -95,31 +103,31 @@ import Testing
         var sizes: [Int] = []
         // Each round trip's answers 150–250 ms (100 ms of spread, a mean of 50 ms over the
         // base: a batch of requests each side takes one after another), the least on time.
-        for _ in 0..<3 {
+        for _ in 0..<6 {
             let (size, end) = interval(&window, latency: 0.150, spread: 0.100, load: window.size, start: now)
             now = end
             if let size { sizes.append(size) }
         }
         #expect(sizes == [3000, 4500, 6750])
         // A queue that stays delays the least answer too: 90 ms beyond the base, whatever the spread.
-        #expect(interval(&window, latency: 0.240, spread: 0.100, load: window.size, start: now).size == 5907)
+        #expect(interval(&window, latency: 0.240, spread: 0.100, load: window.size, start: now).size == 4640)
     }
 
     @Test func halvesOnAnErrorAndHoldsStillForTwoRoundTrips() {
         var window = window(base: 0.100)
         var now = 0.0
-        for _ in 0..<3 { now = interval(&window, latency: 0.100, load: window.size, start: now).end }
+        for _ in 0..<6 { now = interval(&window, latency: 0.100, load: window.size, start: now).end }
         #expect(window.size == 6750)
-        #expect(window.failed(now: now) == 3375)
+        #expect(window.failed() == 3375)
         // Within two round trips of the error: no growth however good the answers.
         let held = interval(&window, latency: 0.100, load: window.size, start: now)
         #expect(held.size == nil)
         let grown = interval(&window, latency: 0.100, load: window.size, start: held.end)
         #expect(grown.size == 5062)
         now = grown.end
-        #expect(window.failed(now: now) == 2531)
-        #expect(window.failed(now: now) == 2000)
-        #expect(window.failed(now: now) == nil, "already at the floor")
+        #expect(window.failed() == 2531)
+        #expect(window.failed() == 2000)
+        #expect(window.failed() == nil, "already at the floor")
     }
 
     @Test func theBaseRoundTripIsTheLeastOfTheLastTwoEpochs() {
