@@ -1,4 +1,5 @@
-// The iOS side: permission, registration, routing of taps and foreground arrivals, badge clearing.
+// The iOS side: permission, client-key registration, routing of taps (reported "opened") and
+// foreground arrivals, badge clearing.
 // (MyAPI, HomeView and TradeDetail stand for the app's own code. Not compiled on Linux.)
 import PushRelayKit
 import SwiftUI
@@ -8,15 +9,15 @@ enum Screen: Sendable, Hashable {
     case tradeDetail(id: String)
 }
 
-/// Registers through the app's own backend, which calls PushRelay with the master secret
-/// (the secret never ships in the app). `PushRelayClient` conforms too, for internal apps.
-struct BackendRegistration: DeviceRegistrationService {
-    func register(token: String, environment: APNsEnvironment, alias: String?, tags: [String]) async throws -> String {
-        try await MyAPI.shared.post("/me/push-device", ["token": token, "environment": environment.rawValue, "tags": tags])
-    }
-    func update(registrationID: String, _ update: DeviceUpdate) async throws {
-        try await MyAPI.shared.post("/me/push-device/\(registrationID)", update)
-    }
+/// Shared by the app and its Notification Service Extension (NotificationService.swift): the
+/// relay with the app's client key (public: it can only register a device), the device secret
+/// in a Keychain group and the receipt queue in an App Group, which both targets are entitled to.
+enum Relay {
+    static let client = PushRelayDeviceClient(baseURL: URL(string: "https://push.example.com")!, clientKey: "ck_5f0c…_9a1e…")
+    static let registration = ClientKeyRegistration(
+        client: client, store: KeychainCredentialStore(accessGroup: "ABCDE12345.com.example.trading.shared"))
+    static let receipts = PushRelayReceipts(
+        registration: registration, store: FileReceiptQueueStore(appGroup: "group.com.example.trading")!)
 }
 
 final class AppDelegate: NSObject, UIApplicationDelegate {
@@ -24,10 +25,11 @@ final class AppDelegate: NSObject, UIApplicationDelegate {
         let router = NotificationRouter<Screen>()
         struct TradeParams: Decodable, Sendable { var id: String }
         router.route("trade") { (p: TradeParams) in .tradeDetail(id: p.id) }
+        router.reportOpens(to: Relay.receipts)                 // "opened", once per tapped notification
         return router
     }()
     static let registrar = PushRegistrar(
-        service: BackendRegistration(),
+        service: Relay.registration,                           // the client key: no backend proxy
         environment: .current(),                              // sandbox for development builds
         store: UserDefaultsRegistrationStore(),
         setOSBadge: { try await SystemBadge.set($0) })
@@ -41,7 +43,10 @@ final class AppDelegate: NSObject, UIApplicationDelegate {
     }
 
     func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
-        Task { await Self.registrar.didReceiveToken(deviceToken) }  // hex from the bytes; re-registers only on change
+        Task {
+            await Self.registrar.didReceiveToken(deviceToken)  // hex from the bytes; re-registers only on change
+            await Relay.receipts.flush()                        // what the extension could not send
+        }
     }
 }
 
@@ -59,7 +64,11 @@ struct TradingApp: App {
                     Task {
                         // Ask only when it makes sense to the user, then register.
                         _ = try await RemoteNotificationPermission.requestAndRegister()
-                        try await AppDelegate.registrar.setAlias(userID)
+                        // The alias is the backend's to set (a phone could claim anyone's): it
+                        // attaches the registration to the user it authenticated (Backend.swift).
+                        if let rid = await AppDelegate.registrar.registrationID {
+                            try await MyAPI.shared.post("/me/push-device", ["registration_id": rid])
+                        }
                     }
                 })
                 .navigationDestination(for: Screen.self) { screen in
@@ -82,7 +91,12 @@ struct TradingApp: App {
                 router.uiReady()                              // a cold-start tap is delivered now, once
             }
             .onChange(of: phase) { _, phase in
-                if phase == .active { Task { try? await AppDelegate.registrar.resetBadge() } }  // OS and relay
+                if phase == .active {
+                    Task {
+                        try? await SystemBadge.set(0)                 // the relay's badge: the backend's (Backend.swift)
+                        await Relay.receipts.flush()
+                    }
+                }
             }
         }
     }

@@ -12,7 +12,20 @@ struct TradeAlerts {
         appKey: ProcessInfo.processInfo.environment["PUSHRELAY_APP_KEY"]!,
         masterSecret: ProcessInfo.processInfo.environment["PUSHRELAY_MASTER_SECRET"]!)
 
-    /// The device side registered with `alias: userID`; every device of the user gets it.
+    /// The app registered itself with the client key and reports its registration id after the
+    /// user signed in: the backend, which authenticated the user, attaches the alias (a phone
+    /// may not: it could claim anyone's).
+    func attachDevice(userID: String, registrationID: String) async throws {
+        try await relay.updateDevice(registrationID, DeviceUpdate(alias: userID))
+    }
+
+    /// The user opened the app: their badge count starts again at 0 (the next "+1" shows 1).
+    func resetBadge(registrationID: String) async throws {
+        try await relay.updateDevice(registrationID, DeviceUpdate(badge: 0))
+    }
+
+    /// Every device attached to the user gets it. The push asks for the app's Notification
+    /// Service Extension (mutableContent), which reports "received".
     func tradeFilled(userID: String, tradeID: String, text: String) async throws -> String {
         let push = Push(
             platform: .ios,
@@ -21,6 +34,7 @@ struct TradeAlerts {
                 alert: .rich(title: "Trade filled", subtitle: nil, body: text),
                 sound: "default",
                 badge: .add(1),                      // the relay counts each device's badge
+                mutableContent: true,                // the extension reports "received"
                 threadID: "trades",
                 interruptionLevel: .timeSensitive,
                 extras: ["route": "trade", "id": .string(tradeID)])),  // what the app's router reads

@@ -50,18 +50,6 @@ public protocol RegistrationStore: Sendable {
     func save(_ record: RegistrationRecord?)
 }
 
-/// A store that forgets on exit.
-public final class InMemoryRegistrationStore: RegistrationStore {
-    private let record = Locked<RegistrationRecord?>(nil)
-
-    public init(_ initial: RegistrationRecord? = nil) {
-        record.withLock { $0 = initial }
-    }
-
-    public func load() -> RegistrationRecord? { record.withLock { $0 } }
-    public func save(_ new: RegistrationRecord?) { record.withLock { $0 = new } }
-}
-
 /// The record as JSON under one `UserDefaults` key.
 public struct UserDefaultsRegistrationStore: RegistrationStore, @unchecked Sendable {
     // UserDefaults is thread-safe; it is just not marked Sendable.

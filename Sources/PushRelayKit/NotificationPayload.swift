@@ -8,10 +8,16 @@ public struct NotificationPayload: Sendable, Equatable {
     /// The relay's message id, or the OS's request identifier: what makes a tap unique.
     public var identifier: String?
 
+    /// The relay's message id: the top-level `_j_msgid`, a JSON number when all digits, else a
+    /// string. Nil for a notification the relay did not send.
+    public var messageID: String? { Self.messageID(in: extras) }
+
+    private static func messageID(in extras: [String: JSONValue]) -> String? { extras["_j_msgid"]?.stringValue }
+
     public init(extras: [String: JSONValue], aps: JSONValue? = nil, identifier: String? = nil) {
         self.extras = extras
         self.aps = aps
-        self.identifier = extras["_j_msgid"]?.stringValue ?? identifier
+        self.identifier = Self.messageID(in: extras) ?? identifier
     }
 
     /// From APNs' JSON payload.

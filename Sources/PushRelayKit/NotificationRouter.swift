@@ -24,6 +24,7 @@ public final class NotificationRouter<Destination: Sendable>: Sendable {
         var open: (@Sendable (Destination) -> Void)?
         var foreground: (@Sendable (Arrival) -> ForegroundPresentation)?
         var unrouted: (@Sendable (NotificationPayload, (any Error)?) -> Void)?
+        var opened: (@Sendable (String) -> Void)?
     }
     private let state = Locked(State())
 
@@ -65,6 +66,16 @@ public final class NotificationRouter<Destination: Sendable>: Sendable {
         state.withLock { $0.unrouted = handler }
     }
 
+    /// Told the relay's message id of each tapped notification, once, routed or not.
+    public func onOpened(_ handler: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.opened = handler }
+    }
+
+    /// Reports "opened" to the relay for each tapped notification it sent, once.
+    public func reportOpens(to receipts: PushRelayReceipts) {
+        onOpened { msgID in Task { await receipts.report(.opened, msgID: msgID) } }
+    }
+
     // MARK: Events
 
     /// Where the payload leads; nil (and `onUnrouted` told) when it names no known route.
@@ -84,15 +95,18 @@ public final class NotificationRouter<Destination: Sendable>: Sendable {
         }
     }
 
-    /// The user tapped a notification: delivered now, or held until `uiReady()`.
+    /// The user tapped a notification: delivered now, or held until `uiReady()`; the first
+    /// report of a tap on the relay's notification goes to `onOpened`.
     public func handleTap(_ payload: NotificationPayload) {
-        guard let destination = destination(for: payload) else { return }
-        deliver { $0.tap(destination, id: payload.identifier) }
+        let destination = destination(for: payload)
+        let (tap, handler, opened) = state.withLock { state in (state.gate.tap(destination, id: payload.identifier), state.open, state.opened) }
+        if tap.isFirst, let msgID = payload.messageID { opened?(msgID) }
+        if let item = tap.deliver, let handler { handler(item) }
     }
 
     /// Opens a destination as if tapped (the "View" button of an in-app alert).
     public func open(_ destination: Destination) {
-        deliver { $0.tap(destination, id: nil) }
+        deliver { $0.tap(destination, id: nil).deliver }
     }
 
     /// The UI can show destinations now: a held cold-start tap is delivered, once.

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A typed async client for PushRelay's JPush v3 REST API, for app backends.
 ///
@@ -9,13 +6,13 @@ import FoundationNetworking
 /// absent, that the relay answers once), and device registration (idempotent on the
 /// token). Only transient failures are retried (no answer, 429, 5xx), with backoff.
 public struct PushRelayClient: Sendable {
-    public var baseURL: URL
+    public var baseURL: URL { http.baseURL }
     public var appKey: String
     private let authorization: String
     /// Attempts in all for a request that may be retried (1 = never retry).
     public var maxAttempts: Int
     public var backoff: Backoff
-    private let transport: any HTTPTransport
+    private let http: RelayHTTP
     private let sleeper: any Sleeper
     private let random: @Sendable () -> Double
 
@@ -25,12 +22,11 @@ public struct PushRelayClient: Sendable {
     public init(baseURL: URL, appKey: String, masterSecret: String, maxAttempts: Int = 3, backoff: Backoff = Backoff(),
                 transport: any HTTPTransport = URLSessionTransport(), sleeper: any Sleeper = TaskSleeper(),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
-        self.baseURL = baseURL
+        self.http = RelayHTTP(baseURL: baseURL, transport: transport)
         self.appKey = appKey
         self.authorization = "Basic " + Data("\(appKey):\(masterSecret)".utf8).base64EncodedString()
         self.maxAttempts = max(1, maxAttempts)
         self.backoff = backoff
-        self.transport = transport
         self.sleeper = sleeper
         self.random = random
     }
@@ -201,28 +197,23 @@ public struct PushRelayClient: Sendable {
 
     // MARK: Plumbing
 
-    /// An empty 200 body.
-    private struct Empty: Decodable {}
+    private typealias Empty = RelayHTTP.Empty
 
-    private struct NoBody: Encodable {}
-
-    private func segment(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? value
-    }
+    private func segment(_ value: String) -> String { RelayHTTP.segment(value) }
 
     private func call<Reply: Decodable>(_ method: String, _ path: String, query: [String: String] = [:],
                                         retry: Bool = false) async throws(PushRelayError) -> Reply {
-        try await call(method, path, query: query, body: Optional<NoBody>.none, retry: retry)
+        try await call(method, path, query: query, body: Optional<[String: String]>.none, retry: retry)
     }
 
     /// One request, retried with backoff while the failure is transient and `retry` allows it.
     private func call<Reply: Decodable, Body: Encodable>(_ method: String, _ path: String, query: [String: String] = [:],
                                                          body: Body?, retry: Bool = false) async throws(PushRelayError) -> Reply {
-        let request = try makeRequest(method, path, query: query, body: body)
+        let request = try http.request(method, path, query: query, body: body, authorization: authorization)
         var attempt = 1
         while true {
             do {
-                return try await send(request)
+                return try await http.send(request)
             } catch {
                 guard retry, error.isTransient, attempt < maxAttempts else { throw error }
                 do {
@@ -233,57 +224,5 @@ public struct PushRelayClient: Sendable {
                 attempt += 1
             }
         }
-    }
-
-    private func makeRequest<Body: Encodable>(_ method: String, _ path: String, query: [String: String], body: Body?) throws(PushRelayError) -> URLRequest {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
-            throw .transport("bad base URL \(baseURL)")
-        }
-        let basePath = components.percentEncodedPath
-        components.percentEncodedPath = basePath.trimmingSuffix("/") + path
-        if !query.isEmpty {
-            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
-        }
-        guard let url = components.url else { throw .transport("bad URL \(baseURL)\(path)") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let body {
-            do {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = .sortedKeys
-                request.httpBody = try encoder.encode(body)
-            } catch {
-                throw .transport("cannot encode the request: \(error)")
-            }
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        return request
-    }
-
-    private func send<Reply: Decodable>(_ request: URLRequest) async throws(PushRelayError) -> Reply {
-        let data: Data
-        let response: HTTPURLResponse
-        do {
-            (data, response) = try await transport.send(request)
-        } catch let error as PushRelayError {
-            throw error
-        } catch {
-            throw .transport(String(describing: error))
-        }
-        guard response.statusCode == 200 else { throw PushRelayError.from(status: response.statusCode, body: data) }
-        if Reply.self == Empty.self, let empty = Empty() as? Reply { return empty }
-        do {
-            return try JSONDecoder().decode(Reply.self, from: data)
-        } catch {
-            throw .unreadableResponse(status: response.statusCode, body: String(decoding: data, as: UTF8.self))
-        }
-    }
-}
-
-extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

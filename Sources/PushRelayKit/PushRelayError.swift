@@ -10,6 +10,9 @@ public enum PushRelayError: Error, Sendable, Equatable, CustomStringConvertible 
     case unreadableResponse(status: Int, body: String)
     /// No answer: connection refused, timed out, offline.
     case transport(String)
+    /// Not sent: these credentials may not make the call (a client key cannot set the alias,
+    /// tags or badge; the app's backend does, with the master secret).
+    case notAllowed(String)
 
     /// JPush's error code, when the relay gave one.
     public var code: Int? {
@@ -22,6 +25,7 @@ public enum PushRelayError: Error, Sendable, Equatable, CustomStringConvertible 
     public var isTransient: Bool {
         switch self {
         case .transport: true
+        case .notAllowed: false
         case .api(let status, _, _, _), .unreadableResponse(let status, _): status == 429 || status >= 500
         }
     }
@@ -31,6 +35,7 @@ public enum PushRelayError: Error, Sendable, Equatable, CustomStringConvertible 
         case .api(let status, let code, let message, _): "PushRelay error \(code) (HTTP \(status)): \(message)"
         case .unreadableResponse(let status, let body): "PushRelay answered HTTP \(status) with an unreadable body: \(body.prefix(200))"
         case .transport(let reason): "PushRelay unreachable: \(reason)"
+        case .notAllowed(let reason): "Not allowed: \(reason)"
         }
     }
 

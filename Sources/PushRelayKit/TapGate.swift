@@ -15,18 +15,27 @@ struct TapGate<Item> {
         self.memory = memory
     }
 
-    /// A tap on the notification `id` (nil: cannot be deduplicated).
-    mutating func tap(_ item: Item, id: String?) -> Item? {
+    /// What a tap leads to now.
+    struct Tap {
+        /// To deliver now; nil when held, unrouted, or a repeat.
+        var deliver: Item?
+        /// The first report of this notification's tap (false for a repeat, or without an id).
+        var isFirst: Bool
+    }
+
+    /// A tap on the notification `id` (nil: cannot be deduplicated) leading to `item` (nil: unrouted).
+    mutating func tap(_ item: Item?, id: String?) -> Tap {
         if let id {
-            if seen.contains(id) { return nil }
+            if seen.contains(id) { return Tap(deliver: nil, isFirst: false) }
             seen.append(id)
             if seen.count > memory { seen.removeFirst(seen.count - memory) }
         }
+        guard let item else { return Tap(deliver: nil, isFirst: id != nil) }
         guard isReady else {
             held = item
-            return nil
+            return Tap(deliver: nil, isFirst: id != nil)
         }
-        return item
+        return Tap(deliver: item, isFirst: id != nil)
     }
 
     /// The UI is ready: the held tap, once.

@@ -9,7 +9,7 @@ import Synchronization
 final class ManualSleeper: Sleeper {
     private struct State {
         var requested: [Duration] = []
-        var waiting: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        var waiting: [(id: Int, duration: Duration, continuation: CheckedContinuation<Void, any Error>)] = []
         var nextID = 0
     }
     private let state = Mutex(State())
@@ -27,7 +27,7 @@ final class ManualSleeper: Sleeper {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 state.withLock { state in
                     state.requested.append(duration)
-                    state.waiting.append((id, continuation))
+                    state.waiting.append((id, duration, continuation))
                 }
                 // Cancelled before the continuation was stored: onCancel found nothing to end.
                 if Task.isCancelled { cancel(id) }
@@ -53,6 +53,19 @@ final class ManualSleeper: Sleeper {
     /// Ends the oldest sleep.
     func fireNext() {
         let continuation = state.withLock { state in state.waiting.isEmpty ? nil : state.waiting.removeFirst().continuation }
+        continuation?.resume()
+    }
+
+    /// Durations of the sleeps under way, oldest first.
+    var waitingDurations: [Duration] { state.withLock { $0.waiting.map(\.duration) } }
+
+    /// Waits (polling, bounded) until a sleep of `duration` is under way, then ends the oldest such.
+    func fire(_ duration: Duration) async throws {
+        try await poll("a sleep of \(duration)") { self.waitingDurations.contains(duration) ? true : nil }
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard let index = state.waiting.firstIndex(where: { $0.duration == duration }) else { return nil }
+            return state.waiting.remove(at: index).continuation
+        }
         continuation?.resume()
     }
 }
@@ -132,6 +145,8 @@ final class ScriptedTransport: HTTPTransport {
     enum Answer {
         case reply(Int, String)
         case offline
+        /// No answer until the request is cancelled.
+        case silent
     }
     private let state = Mutex<(answers: [Answer], sent: [Sent])>(([], []))
 
@@ -141,6 +156,11 @@ final class ScriptedTransport: HTTPTransport {
 
     var sent: [Sent] { state.withLock { $0.sent } }
 
+    /// Answers after those already scripted.
+    func answer(_ more: [Answer]) {
+        state.withLock { $0.answers.append(contentsOf: more) }
+    }
+
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let answer = state.withLock { state in
             state.sent.append(Sent(method: request.httpMethod ?? "GET", url: request.url!.absoluteString,
@@ -149,6 +169,9 @@ final class ScriptedTransport: HTTPTransport {
         }
         switch answer {
         case .offline: throw URLError(.notConnectedToInternet)
+        case .silent:
+            try await Task.sleep(for: .seconds(3600))
+            throw URLError(.timedOut)
         case .reply(let status, let body):
             return (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!)
         }

@@ -66,6 +66,13 @@ final class LiveRelay: Sendable {
         return PushRelayClient(baseURL: baseURL, appKey: key, masterSecret: secret, backoff: Backoff(initial: .milliseconds(50)))
     }
 
+    /// A client key of the app, through the admin API: what an app ships.
+    func makeClientKey(_ client: PushRelayClient) async throws -> String {
+        let created = try await admin("POST", "/admin/v1/apps/\(client.appKey)/client-keys", ["name": "kit test"])
+        guard let key = created["client_key"] as? String else { throw TestFailure("client key creation answered \(created)") }
+        return key
+    }
+
     /// A client of the same app with the wrong secret.
     func client(_ client: PushRelayClient, secret: String) -> PushRelayClient {
         PushRelayClient(baseURL: baseURL, appKey: client.appKey, masterSecret: secret, maxAttempts: 1)
