@@ -1,15 +1,17 @@
 import APNSClient
 
 /// Everything APNs decides about one complete request, in APNs' order: route, provider
-/// token, headers and payload, then the scripted behaviours. Pure apart from the ECDSA
+/// token, headers and payload, the token's kind against the push type, then the scripted behaviours. Pure apart from the ECDSA
 /// check inside the verifier; one per event loop, since the behaviours' RNG is mutable.
 public struct APNSRequestHandler: Sendable {
     public let verifier: ProviderTokenVerifier
     public var behaviour: ScriptedBehaviour
+    public let tokenKinds: TokenKinds
 
-    public init(verifier: ProviderTokenVerifier, behaviour: ScriptedBehaviour) {
+    public init(verifier: ProviderTokenVerifier, behaviour: ScriptedBehaviour, tokenKinds: TokenKinds = TokenKinds()) {
         self.verifier = verifier
         self.behaviour = behaviour
+        self.tokenKinds = tokenKinds
     }
 
     /// What to answer, and the device token when the notification was accepted.
@@ -36,6 +38,9 @@ public struct APNSRequestHandler: Sendable {
             return Decision(response: APNSResponse(reason: reason))
         }
         if let reason = APNSRequestValidator.headersAndPayload(request) {
+            return Decision(response: APNSResponse(reason: reason))
+        }
+        if let reason = tokenKinds.reason(token: token, pushType: request.pushType) {
             return Decision(response: APNSResponse(reason: reason))
         }
         if let scripted = behaviour.response(forToken: token, nowMilliseconds: nowMilliseconds) {

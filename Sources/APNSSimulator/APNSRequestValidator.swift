@@ -1,5 +1,6 @@
 import APNSClient
 import CSystem
+import RelayCore
 
 /// APNs' request rules as pure functions: what a request must look like before APNs
 /// considers delivering it. Provider authentication is checked separately
@@ -11,6 +12,20 @@ public enum APNSRequestValidator {
     public static let pushTypes: Set<String> = [
         "alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
         "liveactivity", "pushtotalk",
+    ]
+
+    /// What `apns-topic` must add to the bundle id for each push type (Apple, "Sending
+    /// notification requests to APNs"); alert and background pushes use the bare bundle id,
+    /// an MDM push its certificate's topic.
+    public static let topicSuffixes: [String: String] = [
+        "voip": ".voip", "location": ".location-query", "complication": ".complication",
+        "fileprovider": ".pushkit.fileprovider", "liveactivity": ".push-type.liveactivity", "pushtotalk": ".voip-ptt",
+    ]
+
+    /// The priorities a push type may use where Apple restricts them: background pushes
+    /// "always use priority 5", Push to Talk 10, Live Activities 5 or 10.
+    public static let priorities: [String: Set<String>] = [
+        "background": ["5"], "pushtotalk": ["10"], "liveactivity": ["5", "10"],
     ]
 
     /// The device token named by the method and path, or why there is none.
@@ -54,10 +69,11 @@ public enum APNSRequestValidator {
         if request.hasDuplicateHeader { return .duplicateHeaders }
         guard let topic = request.topic, !topic.isEmpty else { return .missingTopic }
         if let pushType = request.pushType, !pushTypes.contains(pushType) { return .invalidPushType }
+        if !topicFits(topic, pushType: request.pushType) { return .badTopic }
         // APNs takes an absent priority as 10, which background pushes may not use.
         let priority = request.priority ?? "10"
         guard priority == "10" || priority == "5" || priority == "1" else { return .badPriority }
-        if request.pushType == "background", priority != "5" { return .badPriority }
+        if let pushType = request.pushType, let allowed = priorities[pushType], !allowed.contains(priority) { return .badPriority }
         if let expiration = request.expiration, !isUnsignedInteger(expiration) { return .badExpirationDate }
         if let apnsID = request.apnsID, !isUUID(apnsID) { return .badMessageId }
         if let collapseID = request.collapseID, collapseID.utf8.count > collapseIDLimit { return .badCollapseId }
@@ -65,7 +81,29 @@ public enum APNSRequestValidator {
         let limit = request.pushType == "voip" ? voipPayloadLimit : payloadLimit
         if request.bodyLength > limit { return .payloadTooLarge }
         if !JSONShape.isObjectWithAPS(request.body) { return .badPayload }
+        if request.pushType == "background", !isBackgroundPayload(request.body) { return .invalidPushType }
         return nil
+    }
+
+    /// Whether `topic` carries the push type's suffix (`topicSuffixes`), and only then a
+    /// suffix of another push type: an alert to `<bundle>.voip` is as wrong as a VoIP push
+    /// to `<bundle>`.
+    public static func topicFits(_ topic: String, pushType: String?) -> Bool {
+        if pushType == "mdm" { return true }
+        if let suffix = pushType.flatMap({ topicSuffixes[$0] }) {
+            return topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count
+        }
+        return !topicSuffixes.values.contains(where: topic.hasSuffix)
+    }
+
+    /// What a background push's payload must be: `aps` with `content-available: 1` and no
+    /// alert, sound or badge. Apple: the push type "must accurately reflect the contents of
+    /// your notification's payload"; the simulator answers a mismatch InvalidPushType. Only
+    /// background pushes are parsed here, so alerts (what benchmarks send) stay cheap.
+    static func isBackgroundPayload(_ body: [UInt8]) -> Bool {
+        guard case .object(let top)? = try? JSONValue.parse(body), case .object(let aps)? = top["aps"] else { return false }
+        guard case .number(let flag)? = aps["content-available"], flag.int64 == 1 else { return false }
+        return aps["alert"] == nil && aps["sound"] == nil && aps["badge"] == nil
     }
 
     /// `8-4-4-4-12` hexadecimal digits, either case.

@@ -41,7 +41,8 @@ public final class APNSSimulator: Sendable {
                 APNSRequestHandler(verifier: verifier, behaviour: ScriptedBehaviour(
                     unregisteredPrefix: configuration.unregisteredPrefix, badTokenPrefix: configuration.badTokenPrefix,
                     rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503,
-                    seed: configuration.seed &+ UInt64(index)))
+                    seed: configuration.seed &+ UInt64(index)),
+                    tokenKinds: TokenKinds(voipPrefix: configuration.voipTokenPrefix))
             })
     }
 

@@ -58,6 +58,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
     public var unregisteredPrefix: String?
     /// Tokens starting with this are answered 400 BadDeviceToken.
     public var badTokenPrefix: String?
+    /// Tokens starting with this are PushKit VoIP tokens (`TokenKinds`).
+    public var voipTokenPrefix: String?
     /// Fractions (0…1) of valid requests answered 429, 500 and 503.
     public var rate429 = 0.0
     public var rate500 = 0.0
@@ -134,6 +136,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
           --accept-any-token            accept every request, with or without a token
           --unregistered-prefix HEX     tokens starting with HEX get 410 Unregistered
           --bad-token-prefix HEX        tokens starting with HEX get 400 BadDeviceToken
+          --voip-token-prefix HEX       tokens starting with HEX are VoIP tokens: they take voip pushes
+                                        only, and voip pushes only them (else 400 DeviceTokenNotForTopic)
           --rate-429 F --rate-500 F --rate-503 F
                                         fractions (0..1) of valid requests that fail so
           --seed N                      seed for those random failures (default 0)
@@ -204,6 +208,7 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
             case "--accept-any-token": configuration.acceptAnyToken = true
             case "--unregistered-prefix": configuration.unregisteredPrefix = try value()
             case "--bad-token-prefix": configuration.badTokenPrefix = try value()
+            case "--voip-token-prefix": configuration.voipTokenPrefix = try value()
             case "--rate-429": configuration.rate429 = try number(Double.self)
             case "--rate-500": configuration.rate500 = try number(Double.self)
             case "--rate-503": configuration.rate503 = try number(Double.self)

@@ -4,6 +4,8 @@ public struct APNSDelivery: Sendable, Equatable {
     public var apnsID: String
     public var topic: String?
     public var pushType: String?
+    /// The `apns-priority` header as sent (nil when absent, which APNs takes as 10).
+    public var priority: String?
     public var payload: [UInt8]
     /// Milliseconds since the epoch.
     public var receivedAt: Int64
@@ -16,12 +18,13 @@ public struct APNSDelivery: Sendable, Equatable {
     /// Kept by `DeliveryLog.record`.
     public var oneCollapseID: Bool
 
-    public init(token: String, apnsID: String, topic: String?, pushType: String?, payload: [UInt8], receivedAt: Int64,
-                collapseID: String? = nil, count: Int = 1) {
+    public init(token: String, apnsID: String, topic: String?, pushType: String?, priority: String? = nil, payload: [UInt8],
+                receivedAt: Int64, collapseID: String? = nil, count: Int = 1) {
         self.token = token
         self.apnsID = apnsID
         self.topic = topic
         self.pushType = pushType
+        self.priority = priority
         self.payload = payload
         self.receivedAt = receivedAt
         self.collapseID = collapseID

@@ -33,8 +33,8 @@ public struct ScriptedBehaviour: Sendable {
     ///   - token: the device token.
     ///   - nowMilliseconds: the time a 410 reports the token dead.
     public mutating func response(forToken token: String, nowMilliseconds: Int64) -> APNSResponse? {
-        if let badTokenPrefix, hasPrefix(token, badTokenPrefix) { return APNSResponse(reason: .badDeviceToken) }
-        if let unregisteredPrefix, hasPrefix(token, unregisteredPrefix) {
+        if let badTokenPrefix, Self.hasPrefix(token, badTokenPrefix) { return APNSResponse(reason: .badDeviceToken) }
+        if let unregisteredPrefix, Self.hasPrefix(token, unregisteredPrefix) {
             return APNSResponse(reason: .unregistered, timestamp: nowMilliseconds)
         }
         guard rate429 > 0 || rate500 > 0 || rate503 > 0 else { return nil }
@@ -45,12 +45,13 @@ public struct ScriptedBehaviour: Sendable {
         return nil
     }
 
-    private func hasPrefix(_ token: String, _ prefix: String) -> Bool {
+    /// Whether `token` starts with `prefix` (lower case), ignoring the token's case.
+    static func hasPrefix(_ token: String, _ prefix: String) -> Bool {
         token.utf8.count >= prefix.utf8.count
             && zip(token.utf8, prefix.utf8).allSatisfy { lowercase($0) == $1 }
     }
 
-    private func lowercase(_ byte: UInt8) -> UInt8 {
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= 65 && byte <= 90 ? byte + 32 : byte
     }
 }

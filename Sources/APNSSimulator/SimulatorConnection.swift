@@ -298,7 +298,7 @@ final class SimulatorConnection {
         if let token = decision.acceptedToken {
             recorder.accepted(APNSDelivery(
                 token: token, apnsID: apnsID, topic: request.topic, pushType: request.pushType,
-                payload: request.body, receivedAt: now, collapseID: request.collapseID
+                priority: request.priority, payload: request.body, receivedAt: now, collapseID: request.collapseID
             ))
         } else if let reason = decision.rejectedReason {
             recorder.rejected(reason)

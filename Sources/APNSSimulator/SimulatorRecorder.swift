@@ -129,7 +129,7 @@ public final class SimulatorRecorder: Sendable {
         state.withLock { $0.stats.rejected[reason, default: 0] += 1 }
     }
 
-    /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"collapse_id":…,"count":…,"one_collapse_id":…,"received_at":…,"payload":{…}}]}`
+    /// `{"count":N,"deliveries":[{"token":…,"apns_id":…,"topic":…,"push_type":…,"priority":…,"collapse_id":…,"count":…,"one_collapse_id":…,"received_at":…,"payload":{…}}]}`
     /// (`count` per delivery: how many times that token was sent to; the one shown is the
     /// last; `one_collapse_id`: whether all of them carried the same collapse id).
     public func deliveriesJSON(token: String?) -> [UInt8] {
@@ -146,6 +146,7 @@ private struct DeliveriesAnswer: Encodable {
         var apnsID: String
         var topic: String?
         var pushType: String?
+        var priority: String?
         var collapseID: String?
         var count: Int
         var oneCollapseID: Bool
@@ -158,6 +159,7 @@ private struct DeliveriesAnswer: Encodable {
             apnsID = delivery.apnsID
             topic = delivery.topic
             pushType = delivery.pushType
+            priority = delivery.priority
             collapseID = delivery.collapseID
             count = delivery.count
             oneCollapseID = delivery.oneCollapseID
@@ -166,7 +168,7 @@ private struct DeliveriesAnswer: Encodable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case token, apnsID = "apns_id", topic, pushType = "push_type", collapseID = "collapse_id", count,
+            case token, apnsID = "apns_id", topic, pushType = "push_type", priority, collapseID = "collapse_id", count,
                  oneCollapseID = "one_collapse_id", receivedAt = "received_at", payload
         }
     }

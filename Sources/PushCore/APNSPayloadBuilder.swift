@@ -19,11 +19,13 @@ import RelayCore
 /// - `_j_message`: the `message` (`msg_content`, `title`, `content_type`, `extras` under
 ///   their JPush names), when the push has one.
 ///
-/// The kind of push:
+/// The kind of push (`notification.ios.push_type`, else inferred):
 /// - something to show (alert, sound or badge): `alert`, priority 10. A `message` rides
 ///   along in `_j_message`; `content-available` only if `notification.ios` asks for it.
 /// - nothing to show but `content-available` (asked for, or implied by a `message`):
 ///   `background`, priority 5, with no alert, sound or badge.
+/// - `options.apns_priority` replaces the default where the push type allows it, and the
+///   topic gets the push type's suffix (`IOSPushType`).
 public enum APNSPayloadBuilder {
     /// Prepares a message's notification for all its devices.
     ///
@@ -37,7 +39,7 @@ public enum APNSPayloadBuilder {
     ///   - collapseID: the message's collapse id as stored when it was accepted
     ///     (`CollapseID`); nil for a message stored before it was (then it is the one of a
     ///     push that overrides none).
-    /// - Throws: 1005 when the payload could exceed `PushLimits.payloadBytes` for some
+    /// - Throws: 1005 when the payload could exceed its push type's `payloadBytes` for some
     ///   device; 1002 when the push has nothing to deliver to iOS.
     public static func prepare(_ request: PushRequest, msgID: MessageID, topic: String, acceptedAt: Int,
                                collapseID: String? = nil) throws(JPushError) -> PreparedNotification {
@@ -64,16 +66,20 @@ public enum APNSPayloadBuilder {
         }
         let shows = !aps.isEmpty
         if ios.contentAvailable || (!shows && request.message != nil) { aps["content-available"] = .value(.int(1)) }
-        guard shows || aps["content-available"] != nil else {
+        guard shows || aps["content-available"] != nil || ios.pushType != nil else {
             throw JPushError.missingParameter(
                 "nothing to deliver to iOS: give notification.alert, notification.ios with alert, sound, badge or content-available, or a message")
         }
+        let pushType = ios.pushType ?? (shows ? .alert : .background)
+        let priority = try checked(pushType, explicit: ios.pushType != nil, shows: shows,
+                                   contentAvailable: aps["content-available"] != nil, priority: request.options.apnsPriority)
         if ios.mutableContent { aps["mutable-content"] = .value(.int(1)) }
         if let category = ios.category { aps["category"] = .value(.string(category)) }
         if let threadID = ios.threadID { aps["thread-id"] = .value(.string(threadID)) }
         if let level = ios.interruptionLevel { aps["interruption-level"] = .value(.string(level.rawValue)) }
         if let score = ios.relevanceScore { aps["relevance-score"] = .value(.double(score)) }
         if let target = ios.targetContentID { aps["target-content-id"] = .value(.string(target)) }
+        if let criteria = ios.filterCriteria { aps["filter-criteria"] = .value(.string(criteria)) }
 
         // Parsing refuses extras that use our keys; a request built in code cannot slip one in.
         var top = ios.extras.filter { !IOSNotification.reservedKeys.contains($0.key) }
@@ -83,17 +89,43 @@ public enum APNSPayloadBuilder {
         let (head, tail) = write(top: top, aps: aps)
         let badgeDigits = aps["badge"] == .badgeSlot ? String(PushLimits.maxBadge).utf8.count : 0
         let maxSize = head.count + tail.count + badgeDigits
-        guard maxSize <= PushLimits.payloadBytes else {
+        guard maxSize <= pushType.payloadBytes else {
             throw JPushError(
                 status: 400, code: 1005,
-                message: "the APNs payload would be \(maxSize) bytes; at most \(PushLimits.payloadBytes) are allowed — shorten the alert or extras")
+                message: "the APNs payload would be \(maxSize) bytes; at most \(pushType.payloadBytes) are allowed for \(pushType.rawValue) pushes — shorten the alert or extras")
         }
         let ttl = request.options.timeToLive
         return PreparedNotification(
-            msgID: msgID, pushType: shows ? "alert" : "background", priority: shows ? 10 : 5, topic: topic,
+            msgID: msgID, pushType: pushType.rawValue, priority: priority, topic: topic + pushType.topicSuffix,
             expiration: ttl == 0 ? 0 : acceptedAt + ttl,
             collapseID: collapseID ?? CollapseID.of(request.options, msgID: msgID, overridden: nil),
             badge: ios.badge, maxPayloadSize: maxSize, head: head, tail: tail)
+    }
+
+    /// APNs' rules for the push type (`IOSPushType`), checked before anything is stored.
+    ///
+    /// - Returns: the `apns-priority`: the one asked for, else the push type's default.
+    /// - Throws: 1003 naming the rule broken.
+    private static func checked(_ pushType: IOSPushType, explicit: Bool, shows: Bool, contentAvailable: Bool,
+                                priority: Int?) throws(JPushError) -> Int {
+        let field = "notification.ios.push_type \(pushType.rawValue)"
+        if shows, !pushType.mayShow {
+            throw JPushError.illegalValue("\(field) shows nothing: remove the alert, sound and badge")
+        }
+        if pushType == .alert, !shows {
+            throw JPushError.illegalValue("\(field) needs an alert, sound or badge; a push that only wakes the app is a background push")
+        }
+        if pushType == .background, !contentAvailable {
+            throw JPushError.illegalValue("\(field) needs content-available (or a message)")
+        }
+        guard let priority else { return pushType.priorities[0] }
+        guard pushType.priorities.contains(priority) else {
+            let allowed = pushType.priorities.map(String.init).joined(separator: " or ")
+            let why = explicit ? " for \(pushType.rawValue) pushes: APNs takes them"
+                : ": a push that shows nothing goes to iOS as a background push, which APNs takes"
+            throw JPushError.illegalValue("options.apns_priority \(priority) is not allowed\(why) at priority \(allowed) only")
+        }
+        return priority
     }
 
     private static func messageObject(_ message: PushMessage) -> JSONValue {
@@ -144,11 +176,11 @@ public enum APNSPayloadBuilder {
 /// A message's notification, ready to be made for each device.
 public struct PreparedNotification: Sendable, Equatable {
     public let msgID: MessageID
-    /// `apns-push-type`: "alert" or "background".
+    /// `apns-push-type` (`IOSPushType`).
     public let pushType: String
-    /// `apns-priority`: 10 for alerts, 5 for background pushes.
+    /// `apns-priority`: `options.apns_priority`, else 10 (5 for background pushes).
     public let priority: Int
-    /// `apns-topic`.
+    /// `apns-topic`: the bundle id with the push type's suffix.
     public let topic: String
     /// `apns-expiration`, Unix seconds; 0 means "now or never". Retries stop there.
     public let expiration: Int
@@ -182,9 +214,9 @@ public struct PreparedNotification: Sendable, Equatable {
 
 /// One device's notification: the values the APNs client sends, and the badge to store.
 public struct BuiltNotification: Sendable, Equatable {
-    /// "alert" or "background".
+    /// `IOSPushType`'s raw value.
     public var pushType: String
-    /// 10 or 5.
+    /// 10, 5 or 1.
     public var priority: Int
     public var topic: String
     /// Unix seconds; 0 means "now or never".
@@ -192,7 +224,7 @@ public struct BuiltNotification: Sendable, Equatable {
     /// The message's: a duplicate (a retry, a re-send after a crash) replaces the first copy.
     public var collapseID: String
     public var apnsID: UUID
-    /// The JSON body, at most `PushLimits.payloadBytes`.
+    /// The JSON body, at most the push type's `payloadBytes`.
     public var payload: [UInt8]
     /// The device's badge after this push, to store back; nil when the push leaves it alone.
     public var newBadge: Int?

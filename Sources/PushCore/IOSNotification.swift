@@ -16,6 +16,10 @@ public struct IOSNotification: Sendable, Equatable {
     public var relevanceScore: Double?
     /// `aps.target-content-id`: the window or content the notification brings forward.
     public var targetContentID: String?
+    /// `aps.filter-criteria`: the Focus filter that decides whether the notification shows now.
+    public var filterCriteria: String?
+    /// `push_type`: the `apns-push-type`; nil infers alert or background from the content.
+    public var pushType: IOSPushType?
     /// Placed at the top level of the APNs payload beside `aps`.
     public var extras: [String: JSONValue]
 
@@ -23,7 +27,7 @@ public struct IOSNotification: Sendable, Equatable {
         alert: IOSAlert? = nil, sound: IOSSound? = nil, badge: BadgeChange? = nil, contentAvailable: Bool = false,
         mutableContent: Bool = false, category: String? = nil, threadID: String? = nil,
         interruptionLevel: InterruptionLevel? = nil, relevanceScore: Double? = nil, targetContentID: String? = nil,
-        extras: [String: JSONValue] = [:]
+        filterCriteria: String? = nil, pushType: IOSPushType? = nil, extras: [String: JSONValue] = [:]
     ) {
         self.alert = alert
         self.sound = sound
@@ -35,6 +39,8 @@ public struct IOSNotification: Sendable, Equatable {
         self.interruptionLevel = interruptionLevel
         self.relevanceScore = relevanceScore
         self.targetContentID = targetContentID
+        self.filterCriteria = filterCriteria
+        self.pushType = pushType
         self.extras = extras
     }
 
@@ -65,6 +71,12 @@ public struct IOSNotification: Sendable, Equatable {
             throw JPushError.illegalValue("\(reader.name("relevance-score")) must be from 0 to 1, got \(score)")
         }
         ios.targetContentID = try reader.optionalString("target-content-id")
+        ios.filterCriteria = try reader.optionalString("filter-criteria")
+        ios.pushType = try IOSPushType.parse(reader, key: "push_type")
+        if let type = ios.pushType, type.needsItsOwnToken {
+            throw JPushError.illegalValue(
+                "\(reader.name("push_type")) \(type.rawValue) goes to the devices' \(type.rawValue) tokens, which this relay does not store yet; use alert or background")
+        }
         ios.extras = try reader.optionalFreeObject("extras") ?? [:]
         if let reserved = CanonicalJSON.sorted(ios.extras.keys).first(where: reservedKeys.contains) {
             throw JPushError.illegalValue("\(reader.name("extras")) may not set \"\(reserved)\"; PushRelay writes that key itself")

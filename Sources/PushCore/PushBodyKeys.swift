@@ -53,7 +53,7 @@ public struct PushBodyKeys: Sendable {
         path: "notification.ios.",
         delivered: [
             "alert", "sound", "badge", "content-available", "mutable-content", "category", "thread-id",
-            "interruption-level", "relevance-score", "target-content-id", "extras",
+            "interruption-level", "relevance-score", "target-content-id", "filter-criteria", "push_type", "extras",
         ],
         ignored: [:])
 
@@ -70,7 +70,8 @@ public struct PushBodyKeys: Sendable {
     public static let options = PushBodyKeys(
         path: "options.",
         delivered: [
-            "sendno", "time_to_live", "apns_production", "apns_collapse_id", "override_msg_id", "big_push_duration", "third_party_channel",
+            "sendno", "time_to_live", "apns_production", "apns_collapse_id", "apns_priority", "override_msg_id", "big_push_duration",
+            "third_party_channel",
         ],
         ignored: [
             "classification": .integer, "notification_3rd_ver": .string,

@@ -20,8 +20,6 @@ public enum PushLimits {
     public static let bigPushDuration = 1400
     /// `cid`, in bytes. JPush's own cids (`{appkey}-{uuid}`) are 61.
     public static let cidBytes = 128
-    /// The APNs payload of an alert or background push, in bytes.
-    public static let payloadBytes = 4096
     /// The largest badge we set or store (the device registry's bound too); "+N" results
     /// are clamped to 0...maxBadge, which also bounds the badge's digits in a payload.
     public static let maxBadge = 1_000_000

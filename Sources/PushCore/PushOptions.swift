@@ -12,6 +12,9 @@ public struct PushOptions: Sendable, Equatable {
     public var apnsProduction: Bool
     /// At most 64 bytes, a valid header value (`HTTPFieldValue`).
     public var apnsCollapseID: String?
+    /// `apns-priority` (10, 5 or 1); nil sends the push type's default (10, or 5 for a
+    /// background push). `APNSPayloadBuilder` refuses one its push type may not use.
+    public var apnsPriority: Int?
     /// The message this one replaces on the device (sent with that message's collapse id).
     public var overrideMsgID: MessageID?
     /// Minutes over which a broadcast is spread; 0 sends as fast as possible.
@@ -50,6 +53,12 @@ public struct PushOptions: Sendable, Equatable {
                 throw JPushError.illegalValue("\(reader.name("apns_collapse_id")) \(problem)")
             }
             options.apnsCollapseID = collapseID
+        }
+        if let priority = try reader.optionalInt("apns_priority", in: 1...10) {
+            guard [10, 5, 1].contains(priority) else {
+                throw JPushError.illegalValue("\(reader.name("apns_priority")) must be 10, 5 or 1, got \(priority)")
+            }
+            options.apnsPriority = priority
         }
         if let value = reader.fields["override_msg_id"], value != .null {
             options.overrideMsgID = try MessageID.parse(value, field: reader.name("override_msg_id"))

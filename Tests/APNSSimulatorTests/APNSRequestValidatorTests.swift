@@ -6,12 +6,17 @@ import Testing
 @Suite struct APNSRequestValidatorTests {
     static let token = String(repeating: "ab", count: 32)
 
-    /// A request that passes every rule; each test breaks one.
+    static let background = #"{"aps":{"content-available":1}}"#
+
+    /// A request that passes every rule; each test breaks one. The default topic gets the
+    /// push type's suffix; a background push gets a background payload.
     static func valid(
         topic: String? = "com.example", pushType: String? = "alert", priority: String? = "10",
-        body: String = #"{"aps":{"alert":"hi"}}"#
+        body: String? = nil
     ) -> APNSRequest {
-        APNSRequest(path: "/3/device/\(token)", topic: topic, pushType: pushType, priority: priority, body: Array(body.utf8))
+        let topic = topic == "com.example" ? "com.example" + (pushType.flatMap { APNSRequestValidator.topicSuffixes[$0] } ?? "") : topic
+        let body = body ?? (pushType == "background" ? background : #"{"aps":{"alert":"hi"}}"#)
+        return APNSRequest(path: "/3/device/\(token)", topic: topic, pushType: pushType, priority: priority, body: Array(body.utf8))
     }
 
     @Test func validRequestPasses() {
@@ -95,6 +100,52 @@ import Testing
         #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "background", priority: "10")) == .badPriority)
         // An absent priority means 10.
         #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "background", priority: nil)) == .badPriority)
+    }
+
+    @Test func eachPushTypeNeedsItsTopicSuffix() {
+        let cases: [(String?, String, APNSReason?)] = [
+            ("alert", "org.example", nil), (nil, "org.example", nil), ("alert", "org.example.voip", .badTopic),
+            ("background", "org.example.complication", .badTopic),
+            ("voip", "org.example.voip", nil), ("voip", "org.example", .badTopic), ("voip", ".voip", .badTopic),
+            ("location", "org.example.location-query", nil), ("location", "org.example.voip", .badTopic),
+            ("complication", "org.example.complication", nil), ("fileprovider", "org.example.pushkit.fileprovider", nil),
+            ("fileprovider", "org.example.fileprovider", .badTopic), ("liveactivity", "org.example.push-type.liveactivity", nil),
+            ("pushtotalk", "org.example.voip-ptt", nil), ("pushtotalk", "org.example.voip", .badTopic),
+            ("mdm", "com.apple.mgmt.External.1234", nil),
+        ]
+        // Not the default "com.example", which `valid` gives the push type's suffix.
+        for (pushType, topic, reason) in cases {
+            #expect(APNSRequestValidator.headersAndPayload(Self.valid(topic: topic, pushType: pushType, priority: "10")) == reason,
+                    "\(pushType ?? "none") to \(topic)")
+        }
+    }
+
+    @Test func pushToTalkNeedsPriority10AndLiveActivities5Or10() {
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "pushtotalk", priority: "5")) == .badPriority)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "liveactivity", priority: "5")) == nil)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "liveactivity", priority: "1")) == .badPriority)
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "voip", priority: "5")) == nil)
+    }
+
+    @Test func backgroundPayloadOnlyWakesTheApp() {
+        for body in [#"{"aps":{"content-available":1,"alert":"a"}}"#, #"{"aps":{"content-available":1,"badge":1}}"#,
+                     #"{"aps":{"content-available":1,"sound":"s"}}"#, #"{"aps":{}}"#, #"{"aps":{"content-available":0}}"#] {
+            #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "background", priority: "5", body: body)) == .invalidPushType, "\(body)")
+        }
+        let fine = #"{"aps":{"content-available":1,"category":"c"},"_j_msgid":1}"#
+        #expect(APNSRequestValidator.headersAndPayload(Self.valid(pushType: "background", priority: "5", body: fine)) == nil)
+    }
+
+    @Test func aTokenTakesOnlyItsOwnKindOfPush() {
+        let kinds = TokenKinds(voipPrefix: "EE")
+        let voipToken = "ee" + String(repeating: "0", count: 62)
+        #expect(kinds.reason(token: voipToken, pushType: "voip") == nil)
+        #expect(kinds.reason(token: voipToken.uppercased(), pushType: "voip") == nil)
+        #expect(kinds.reason(token: voipToken, pushType: "alert") == .deviceTokenNotForTopic)
+        #expect(kinds.reason(token: voipToken, pushType: nil) == .deviceTokenNotForTopic)
+        #expect(kinds.reason(token: Self.token, pushType: "voip") == .deviceTokenNotForTopic)
+        #expect(kinds.reason(token: Self.token, pushType: "alert") == nil)
+        #expect(TokenKinds().reason(token: Self.token, pushType: "voip") == nil, "without a prefix every token takes every push")
     }
 
     @Test func expirationMustBeNumeric() {

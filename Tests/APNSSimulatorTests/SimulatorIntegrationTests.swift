@@ -127,6 +127,38 @@ import TestSupport
         }
     }
 
+    /// Issue 29: the push type's topic, priority and payload rules, and a VoIP token taking
+    /// only VoIP pushes, over HTTP/2; the delivery log shows the priority as sent.
+    @Test func pushTypeRulesAndTokenKindsOverHTTP2() async throws {
+        try await Self.withSimulator({ $0.voipTokenPrefix = "ee" }) { running in
+            let voipToken = "ee" + Self.token.dropFirst(2)
+            func post(_ token: String, _ headers: [String]) async throws -> String {
+                try await Self.nghttp(running.url(token), headers: headers, data: running.payloadPath)
+            }
+            let voip = try await post(voipToken, ["apns-topic: com.example.voip", "apns-push-type: voip", "apns-priority: 10"])
+            #expect(voip.contains(":status: 200"), "\(voip)")
+            let alertToVoIPToken = try await post(voipToken, ["apns-topic: com.example", "apns-push-type: alert"])
+            #expect(alertToVoIPToken.contains(#"{"reason":"DeviceTokenNotForTopic"}"#), "\(alertToVoIPToken)")
+            let voipToAlertToken = try await post(Self.token, ["apns-topic: com.example.voip", "apns-push-type: voip"])
+            #expect(voipToAlertToken.contains(#"{"reason":"DeviceTokenNotForTopic"}"#))
+            let bareTopic = try await post(voipToken, ["apns-topic: com.example", "apns-push-type: voip"])
+            #expect(bareTopic.contains(#"{"reason":"BadTopic"}"#))
+            let backgroundAlert = try await post(Self.token, ["apns-topic: com.example", "apns-push-type: background", "apns-priority: 5"])
+            #expect(backgroundAlert.contains(#"{"reason":"InvalidPushType"}"#), "the payload shows an alert")
+            let lowAlert = try await post(Self.token, ["apns-topic: com.example", "apns-push-type: alert", "apns-priority: 1"])
+            #expect(lowAlert.contains(":status: 200"))
+
+            let deliveries = try #require(try await running.control("/deliveries")["deliveries"] as? [[String: Any]])
+            let byToken = Dictionary(uniqueKeysWithValues: deliveries.map { ($0["token"] as? String ?? "", $0) })
+            #expect(byToken[voipToken]?["push_type"] as? String == "voip")
+            #expect(byToken[voipToken]?["topic"] as? String == "com.example.voip")
+            #expect(byToken[voipToken]?["priority"] as? String == "10")
+            #expect(byToken[Self.token]?["priority"] as? String == "1")
+            let stats = try await running.control("/stats")
+            #expect(stats["rejected"] as? [String: Int] == ["DeviceTokenNotForTopic": 2, "BadTopic": 1, "InvalidPushType": 1])
+        }
+    }
+
     @Test func settingsAdvertiseTheConfiguredStreamLimit() async throws {
         try await Self.withSimulator({ $0.maxConcurrentStreams = 5 }) { running in
             let output = try await Self.nghttp(running.url(), data: running.payloadPath)

@@ -25,10 +25,11 @@ import Testing
         "notification.ios.category": #""c""#, "notification.ios.thread-id": #""t""#,
         "notification.ios.interruption-level": #""time-sensitive""#, "notification.ios.relevance-score": "0.25",
         "notification.ios.target-content-id": #""w-1""#, "notification.ios.extras": #"{"k":1}"#,
+        "notification.ios.filter-criteria": #""work""#, "notification.ios.push_type": #""alert""#,
         "message.msg_content": #""m""#, "message.title": #""t""#, "message.content_type": #""text""#,
         "message.extras": #"{"k":"v"}"#, "message.test_message": "false",
         "options.sendno": "7", "options.time_to_live": "60", "options.apns_production": "false",
-        "options.apns_collapse_id": #""c""#, "options.override_msg_id": #""12345""#, "options.big_push_duration": "10",
+        "options.apns_collapse_id": #""c""#, "options.apns_priority": "5", "options.override_msg_id": #""12345""#, "options.big_push_duration": "10",
         "options.third_party_channel": #"{"xiaomi":{"distribution":"ospush","channel_id":"1"},"vivo":{"classification":1}}"#,
         "options.classification": "1", "options.notification_3rd_ver": #""v2""#, "options.alternate_set": "true",
     ]

@@ -19,7 +19,7 @@ import Testing
         #expect(prepared.notification(deviceID: 1, storedBadge: 0).payload.count == 4096)
         #expect(rejection(alertBody(4097 - Self.overhead)) == JPushError(
             status: 400, code: 1005,
-            message: "the APNs payload would be 4097 bytes; at most 4096 are allowed — shorten the alert or extras"))
+            message: "the APNs payload would be 4097 bytes; at most 4096 are allowed for alert pushes — shorten the alert or extras"))
     }
 
     @Test func validationAssumesTheLongestMsgID() throws {

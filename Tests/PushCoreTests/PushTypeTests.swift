@@ -1,0 +1,86 @@
+import RelayCore
+import Testing
+@testable import PushCore
+
+/// `notification.ios.push_type`, `options.apns_priority` and the `aps` fields beside them
+/// (issue 29): the headers each push gets and the 400s for what APNs would refuse.
+@Suite struct PushTypeTests {
+    private func built(_ body: String) throws -> BuiltNotification {
+        try APNSPayloadBuilder.prepare(push(body), msgID: sampleMsgID, topic: "com.example.app", acceptedAt: 0)
+            .notification(deviceID: 1, storedBadge: 0)
+    }
+
+    @Test func defaultsStayTenForAlertsAndFiveForBackgroundPushes() throws {
+        #expect(try built(body()).priority == 10)
+        let background = try built(iosBody(#"{"content-available":1}"#))
+        #expect(background.pushType == "background")
+        #expect(background.priority == 5)
+        #expect(background.topic == "com.example.app")
+    }
+
+    @Test func priorityIsSentAsAsked() throws {
+        for priority in [10, 5, 1] {
+            let notification = try built(body(#""options":{"apns_priority":\#(priority)}"#))
+            #expect(notification.priority == priority)
+            #expect(notification.pushType == "alert")
+        }
+        #expect(try built(iosBody(#"{"content-available":1}"#, #""options":{"apns_priority":5}"#)).priority == 5)
+    }
+
+    @Test func priorityOutsideAPNsValuesIsRefused() {
+        #expect(rejection(body(#""options":{"apns_priority":7}"#))
+            == JPushError.illegalValue("options.apns_priority must be 10, 5 or 1, got 7"))
+        #expect(rejection(body(#""options":{"apns_priority":11}"#))?.code == 1003)
+        #expect(rejection(body(#""options":{"apns_priority":"10"}"#))?.code == 1003)
+    }
+
+    @Test func backgroundPushesRefusePriorityTen() {
+        #expect(rejection(iosBody(#"{"content-available":1}"#, #""options":{"apns_priority":10}"#)) == JPushError.illegalValue(
+            "options.apns_priority 10 is not allowed: a push that shows nothing goes to iOS as a background push, which APNs takes at priority 5 only"))
+        #expect(rejection(iosBody(#"{"content-available":1,"push_type":"background"}"#, #""options":{"apns_priority":1}"#)) == JPushError.illegalValue(
+            "options.apns_priority 1 is not allowed for background pushes: APNs takes them at priority 5 only"))
+        // A message alone goes to iOS as a background push too.
+        #expect(rejection(body(#""message":{"msg_content":"m"},"options":{"apns_priority":10}"#, notification: nil))?.code == 1003)
+    }
+
+    @Test func explicitPushTypesFollowTheirRules() throws {
+        #expect(try built(iosBody(#"{"alert":"a","push_type":"alert"}"#)).pushType == "alert")
+        #expect(try built(iosBody(#"{"content-available":1,"push_type":"background"}"#)).pushType == "background")
+        #expect(rejection(iosBody(#"{"alert":"a","content-available":1,"push_type":"background"}"#))
+            == JPushError.illegalValue("notification.ios.push_type background shows nothing: remove the alert, sound and badge"))
+        #expect(rejection(iosBody(#"{"content-available":1,"push_type":"alert"}"#))
+            == JPushError.illegalValue("notification.ios.push_type alert needs an alert, sound or badge; a push that only wakes the app is a background push"))
+        #expect(rejection(iosBody(#"{"push_type":"background","category":"c"}"#))
+            == JPushError.illegalValue("notification.ios.push_type background needs content-available (or a message)"))
+        #expect(rejection(iosBody(#"{"alert":"a","push_type":"liveactivity"}"#))?.code == 1003)
+    }
+
+    @Test func pushTypesWithTokensOfTheirOwnAreRefusedUntilThoseTokensAreStored() {
+        for type in IOSPushType.allCases where type.needsItsOwnToken {
+            #expect(rejection(iosBody(#"{"alert":"a","push_type":"\#(type.rawValue)"}"#)) == JPushError.illegalValue(
+                "notification.ios.push_type \(type.rawValue) goes to the devices' \(type.rawValue) tokens, which this relay does not store yet; use alert or background"))
+        }
+    }
+
+    /// Apple, "Sending notification requests to APNs": each push type's topic suffix, payload
+    /// limit and priorities.
+    @Test func appleRulesPerPushType() {
+        let suffixes = Dictionary(uniqueKeysWithValues: IOSPushType.allCases.map { ($0, $0.topicSuffix) })
+        #expect(suffixes == [
+            .alert: "", .background: "", .voip: ".voip", .location: ".location-query", .complication: ".complication",
+            .fileprovider: ".pushkit.fileprovider", .pushtotalk: ".voip-ptt",
+        ])
+        #expect(IOSPushType.allCases.filter { $0.payloadBytes == 5120 } == [.voip])
+        #expect(IOSPushType.allCases.allSatisfy { $0 == .voip || $0.payloadBytes == 4096 })
+        #expect(IOSPushType.background.priorities == [5])
+        #expect(IOSPushType.pushtotalk.priorities == [10])
+        #expect(IOSPushType.allCases.filter { $0.priorities.contains(1) } == [.alert])
+    }
+
+    @Test func relevanceTargetAndFilterCriteriaGoIntoAps() throws {
+        let text = try payloadText(iosBody(#"{"alert":"a","relevance-score":1,"target-content-id":"w","filter-criteria":"work"}"#))
+        #expect(text == #"{"_j_msgid":42,"aps":{"alert":"a","filter-criteria":"work","relevance-score":1.0,"target-content-id":"w"}}"#)
+        #expect(rejection(iosBody(#"{"alert":"a","filter-criteria":3}"#))?.code == 1003)
+        #expect(rejection(iosBody(#"{"alert":"a","relevance-score":1.5}"#))?.code == 1003)
+    }
+}
