@@ -73,7 +73,7 @@ public struct IOSNotification: Sendable, Equatable {
         ios.targetContentID = try reader.optionalString("target-content-id")
         ios.filterCriteria = try reader.optionalString("filter-criteria")
         ios.pushType = try IOSPushType.parse(reader, key: "push_type")
-        if let type = ios.pushType, type.needsItsOwnToken {
+        if let type = ios.pushType, type.needsItsOwnToken, type != .voip {
             throw JPushError.illegalValue(
                 "\(reader.name("push_type")) \(type.rawValue) goes to the devices' \(type.rawValue) tokens, which this relay does not store yet; use alert or background")
         }

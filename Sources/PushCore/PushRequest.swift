@@ -21,6 +21,9 @@ public struct PushRequest: Sendable, Equatable {
     /// something for them. A body whose only content is for others (an `android` block with
     /// `platform: "all"`, `voip`, `sms_message`, …) is accepted and sends nothing to iOS.
     public var deliversToIOS: Bool
+    /// True for a VoIP push (`notification.ios.push_type: voip`): it goes to the devices' VoIP
+    /// tokens, not to their notification tokens.
+    public var isVoIP: Bool { notification?.ios?.pushType == .voip }
     /// True when Android devices get a message through FCM: the platform includes Android and
     /// the body has an alert for them or a `message`.
     public var deliversToAndroid: Bool
@@ -95,6 +98,11 @@ public struct PushRequest: Sendable, Equatable {
                 deliversToIOS = false
                 nothing = nothing ?? error
             }
+        }
+        // Android devices have no VoIP token, and a message is one push type.
+        if isVoIP, deliversToIOS, deliversToAndroid {
+            throw JPushError.illegalValue(
+                "notification.ios.push_type voip goes to iOS devices' VoIP tokens only: send Android its part in a push of its own, or give platform \"ios\"")
         }
         // Nothing for a platform is a mistake only when there is no content for anyone else either.
         if let nothing, !deliversToIOS, !deliversToAndroid, !self.ignored.contains(where: PushBodyKeys.ignoredContent.contains) {

@@ -42,7 +42,7 @@ enum ChunkCredential: Sendable, Equatable {
     init?(row: PostgresRow, appID: Int64, platform: ChunkPlatform) throws {
         guard try row.bool("has_credential") else { return nil }
         switch platform {
-        case .ios:
+        case .ios, .voip:
             self = .apns(try AppCredential(row: row, appID: appID))
         case .android:
             self = .fcm(FCMCredential(appID: appID, appKey: try row.string("app_key"), version: try row.string("version"),

@@ -2,5 +2,6 @@
 /// and with which of the app's credentials — APNs for iOS (the message's environment), FCM
 /// for Android.
 enum ChunkPlatform: String, Sendable, Hashable {
-    case ios, android
+    /// `voip`: iOS devices' VoIP tokens, sent through APNs like `ios` (issue 29).
+    case ios, android, voip
 }

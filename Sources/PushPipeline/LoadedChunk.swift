@@ -63,10 +63,10 @@ extension LoadedChunk {
         (targets, unsendable) = devices
     }
 
-    /// The environment a chunk's devices must still have: the message's for iOS, none
-    /// (NULL) for Android.
+    /// The environment a chunk's devices must still have: the message's for iOS (and VoIP
+    /// tokens), none (NULL) for Android.
     private static func deviceEnvironment(_ platform: ChunkPlatform, _ context: PostgresRow) throws -> String? {
-        platform == .ios ? try context.string("environment") : nil
+        platform == .android ? nil : try context.string("environment")
     }
 
     /// The chunk's devices that can be sent to, and an outcome for each that cannot (deleted,

@@ -116,7 +116,8 @@ struct OutcomeWriter: Sendable {
         var outcomes = batch.outcomes
         let invalid = outcomes.filter { $0.outcome == .invalidated }
         guard !invalid.isEmpty else { return outcomes }
-        let invalidated = Set(try connection.preparedQuery(OutcomeStatements.invalidate, [
+        let statement = batch.chunk.platform == .voip ? OutcomeStatements.invalidateVoIP : OutcomeStatements.invalidate
+        let invalidated = Set(try connection.preparedQuery(statement, [
             SQLArray.bigint(invalid.map(\.deviceID)), SQLArray.text(invalid.map(\.reason)), SQLArray.timestamps(invalid.map(\.invalidatedSince)),
             batch.sentAt, batch.chunk.appID,
         ]).map { Int64(try $0.int("id")) })

@@ -56,10 +56,34 @@ import Testing
     }
 
     @Test func pushTypesWithTokensOfTheirOwnAreRefusedUntilThoseTokensAreStored() {
-        for type in IOSPushType.allCases where type.needsItsOwnToken {
+        for type in IOSPushType.allCases where type.needsItsOwnToken && type != .voip {
             #expect(rejection(iosBody(#"{"alert":"a","push_type":"\#(type.rawValue)"}"#)) == JPushError.illegalValue(
                 "notification.ios.push_type \(type.rawValue) goes to the devices' \(type.rawValue) tokens, which this relay does not store yet; use alert or background"))
         }
+    }
+
+    @Test func voipPushesGoToTheVoIPTopicWithFiveKilobytes() throws {
+        let voip = try built(iosBody(#"{"push_type":"voip","extras":{"caller":"Bob"}}"#))
+        #expect(voip.pushType == "voip")
+        #expect(voip.topic == "com.example.app.voip")
+        #expect(voip.priority == 10)
+        #expect(String(decoding: voip.payload, as: UTF8.self) == #"{"_j_msgid":42,"aps":{},"caller":"Bob"}"#)
+        #expect(try push(iosBody(#"{"push_type":"voip"}"#)).isVoIP)
+        #expect(try !push(body()).isVoIP)
+        let overhead = #"{"_j_msgid":9223372036854775807,"aps":{},"x":""}"#.utf8.count
+        let fits = iosBody(#"{"push_type":"voip","extras":{"x":"\#(String(repeating: "v", count: 5120 - overhead))"}}"#)
+        #expect(rejection(fits) == nil)
+        let over = iosBody(#"{"push_type":"voip","extras":{"x":"\#(String(repeating: "v", count: 5121 - overhead))"}}"#)
+        #expect(rejection(over)?.code == 1005)
+        #expect(rejection(iosBody(#"{"push_type":"voip"}"#, #""options":{"apns_priority":1}"#))?.code == 1003)
+    }
+
+    @Test func aVoIPPushGoesToIOSOnly() {
+        let both = #"{"platform":"all","audience":"all","notification":{"android":{"alert":"a"},"ios":{"push_type":"voip"}}}"#
+        #expect(rejection(both) == JPushError.illegalValue(
+            "notification.ios.push_type voip goes to iOS devices' VoIP tokens only: send Android its part in a push of its own, or give platform \"ios\""))
+        // Nothing for Android in it: iOS alone.
+        #expect(rejection(#"{"platform":"all","audience":"all","notification":{"ios":{"push_type":"voip"}}}"#) == nil)
     }
 
     /// Apple, "Sending notification requests to APNs": each push type's topic suffix, payload

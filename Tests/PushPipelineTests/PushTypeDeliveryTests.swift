@@ -50,7 +50,7 @@ import Testing
                 ["notification": ["ios": ["content-available": 1]], "options": ["apns_priority": 10]],
                 ["notification": ["ios": ["alert": "a", "push_type": "fax"]]],
                 ["notification": ["ios": ["alert": "a", "push_type": "background"]]],
-                ["notification": ["ios": ["alert": "a", "push_type": "voip"]]],
+                ["notification": ["ios": ["alert": "a", "push_type": "location"]]],
                 ["notification": ["ios": ["alert": String(repeating: "x", count: 4100)]]],
             ]
             for body in bodies {

@@ -32,19 +32,20 @@ struct AudienceShape: OptionSet, Hashable, Sendable {
 /// from the start (each pass one index range, `devices_fanout` or `devices_fanout_android`); a
 /// targeted push's few devices are cut in one pass of both (`all`), a chunk per platform.
 enum AudiencePlatforms: String, CaseIterable, Sendable {
-    case ios, android, all
+    /// `voip`: iOS devices of the environment holding a VoIP token, for a VoIP push (issue 29).
+    case ios, android, all, voip
 
     /// The platforms `request` delivers to; nil when none (`PushRequest.deliversToIOS`, `deliversToAndroid`).
     init?(_ request: PushRequest) {
         switch (request.deliversToIOS, request.deliversToAndroid) {
         case (true, true): self = .all
-        case (true, false): self = .ios
+        case (true, false): self = request.isVoIP ? .voip : .ios
         case (false, true): self = .android
         case (false, false): return nil
         }
     }
 
-    /// In a statement's name: nothing for iOS (the names iOS-only relays had), else `_android`, `_all`.
+    /// In a statement's name: nothing for iOS (the names iOS-only relays had), else `_android`, `_all`, `_voip`.
     var code: String { self == .ios ? "" : "_\(rawValue)" }
 
     /// Whether the condition reads the message's environment (Android devices have none).

@@ -106,7 +106,7 @@ enum AudienceStatements {
     /// platforms), RETURNING `returning`.
     private static func targetedMessage(_ shape: AudienceShape, _ platforms: AudiencePlatforms, firstList: Int, returning: String) -> String {
         let android = switch platforms {
-        case .ios: "0::bigint"
+        case .ios, .voip: "0::bigint"
         case .android: "count(*)"
         case .all: "count(*) FILTER (WHERE platform = 'android')"
         }
@@ -269,10 +269,12 @@ enum AudienceStatements {
     }
 
     /// The devices of `platforms`: iOS ones of the environment $`environment` (an Android
-    /// device has none), Android ones, or either.
+    /// device has none), Android ones, either, or iOS ones holding a VoIP token (index
+    /// devices_fanout_voip).
     private static func platformCondition(_ platforms: AudiencePlatforms, environment: Int) -> String {
         switch platforms {
         case .ios: "d.environment = $\(environment)"
+        case .voip: "d.environment = $\(environment) AND d.voip_token IS NOT NULL"
         case .android: "d.platform = 'android'"
         case .all: "(d.environment = $\(environment) OR d.platform = 'android')"
         }
@@ -312,9 +314,9 @@ enum AudienceStatements {
 
     private static let broadcastShapes = AudienceShape.every.filter { !$0.isTargeted }
     private static let targetedShapes = AudienceShape.every.filter(\.isTargeted)
-    /// What a resolver cuts: one platform of any audience, both only of a targeted one.
+    /// What a resolver cuts: one platform (or VoIP tokens) of any audience, both only of a targeted one.
     private static let cutVariants = AudienceShape.every.flatMap { shape in
-        (shape.isTargeted ? AudiencePlatforms.allCases : [.ios, .android]).map { (shape, $0) }
+        (shape.isTargeted ? AudiencePlatforms.allCases : [.ios, .android, .voip]).map { (shape, $0) }
     }
 
     /// A variant's statement for each audience shape and platforms it serves.

@@ -43,7 +43,7 @@ enum LeaseStatements {
     /// The ready chunk `p` whose platform's credential is not broken (`brokenCredential`, with
     /// the message's environment read only for an app with a broken APNs credential).
     private static let credentialUsable = """
-        NOT (p.platform = 'ios' AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
+        NOT (p.platform IN ('ios', 'voip') AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
                  AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id
                              AND k.environment = (SELECT km.environment FROM messages km WHERE km.id = p.message_id) AND k.broken_at IS NOT NULL))
                  AND NOT (p.platform = 'android' AND EXISTS (SELECT 1 FROM fcm_credentials f WHERE f.app_id = p.app_id AND f.broken_at IS NOT NULL))
@@ -53,7 +53,7 @@ enum LeaseStatements {
     /// `environment` would wait for a new credential: its platform's is broken.
     static func brokenCredential(platform: String, app: String, environment: String) -> String {
         """
-        ((\(platform) = 'ios' AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app) AND k.environment = \(environment) AND k.broken_at IS NOT NULL))
+        ((\(platform) IN ('ios', 'voip') AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app) AND k.environment = \(environment) AND k.broken_at IS NOT NULL))
          OR (\(platform) = 'android' AND EXISTS (SELECT 1 FROM fcm_credentials f WHERE f.app_id = \(app) AND f.broken_at IS NOT NULL)))
         """
     }
@@ -91,9 +91,21 @@ enum LeaseStatements {
         \(credentialJoins(platform: "l.platform", app: "l.app_id"))
         UNION ALL
         SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-               d.id, d.token, d.badge, d.environment, d.active
+               d.id, \(token("l")), d.badge, d.environment, \(active("l"))
         FROM leased l JOIN devices d ON d.app_id = l.app_id AND d.id = ANY (l.device_ids)
         """
+    }
+
+    /// The token device `d` gets in chunk `chunk`: its VoIP token in a `voip` chunk, else
+    /// its token.
+    private static func token(_ chunk: String) -> String {
+        "CASE WHEN \(chunk).platform = 'voip' THEN d.voip_token ELSE d.token END AS token"
+    }
+
+    /// Whether device `d` can be sent to in chunk `chunk`: active, and in a `voip` chunk
+    /// still holding a VoIP token (APNs may have refused it since the chunk was cut).
+    private static func active(_ chunk: String) -> String {
+        "d.active AND (\(chunk).platform <> 'voip' OR d.voip_token IS NOT NULL) AS active"
     }
 
     /// A chunk's credential, from `credentialJoins`: whether the app has one for the chunk's
@@ -108,7 +120,7 @@ enum LeaseStatements {
     /// The credential of a chunk of `platform` of app `app` to the message `m`'s environment.
     private static func credentialJoins(platform: String, app: String) -> String {
         """
-        LEFT JOIN apns_credentials k ON \(platform) = 'ios' AND k.app_id = \(app) AND k.environment = m.environment
+        LEFT JOIN apns_credentials k ON \(platform) IN ('ios', 'voip') AND k.app_id = \(app) AND k.environment = m.environment
         LEFT JOIN fcm_credentials f ON \(platform) = 'android' AND f.app_id = \(app)
         """
     }
@@ -130,7 +142,7 @@ enum LeaseStatements {
     /// device less than a probe per id; a sparse one (scattered registration ids) probes.
     static let chunkDevices = SQLStatement("pushrelay_chunk_devices", """
         WITH c AS MATERIALIZED (
-            SELECT message_id, app_id, leases, device_ids, device_ids[1] AS lo, device_ids[cardinality(device_ids)] AS hi,
+            SELECT message_id, app_id, leases, platform, device_ids, device_ids[1] AS lo, device_ids[cardinality(device_ids)] AS hi,
                    device_ids[cardinality(device_ids)] - device_ids[1] < 2 * cardinality(device_ids) AS dense
             FROM push_chunks WHERE id = $1
         )
@@ -138,10 +150,10 @@ enum LeaseStatements {
                NULL::text AS device_environment, NULL::boolean AS active
         FROM c
         UNION ALL
-        SELECT NULL, d.id, d.token, d.badge, d.environment, d.active
+        SELECT NULL, d.id, \(token("c")), d.badge, d.environment, \(active("c"))
         FROM c JOIN devices d ON d.app_id = c.app_id AND d.id BETWEEN c.lo AND c.hi WHERE c.dense
         UNION ALL
-        SELECT NULL, d.id, d.token, d.badge, d.environment, d.active
+        SELECT NULL, d.id, \(token("c")), d.badge, d.environment, \(active("c"))
         FROM c JOIN devices d ON d.app_id = c.app_id AND d.id = ANY (c.device_ids) WHERE NOT c.dense
         """)
 

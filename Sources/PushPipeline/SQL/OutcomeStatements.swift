@@ -21,6 +21,16 @@ enum OutcomeStatements {
         RETURNING d.id
         """)
 
+    /// `invalidate` for a chunk of VoIP tokens: the refused VoIP tokens are cleared, with when
+    /// and why, and their devices (and notification tokens) stay active; a VoIP token
+    /// registered again since is kept. Returns the ids whose VoIP token it cleared.
+    static let invalidateVoIP = SQLStatement("pushrelay_invalidate_voip_outcomes", """
+        UPDATE devices d SET voip_token = NULL, voip_invalidated_at = now(), voip_invalidation_reason = v.reason
+        FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
+        WHERE d.app_id = $5 AND d.id = v.id AND d.voip_token IS NOT NULL AND d.voip_registered_at < coalesce(v.since, $4::timestamptz)
+        RETURNING d.id
+        """)
+
     /// The writes of a batch of chunks (of any messages and apps), each by the chunk's only
     /// writer, so everything goes in and the counts come as parameters. A row per chunk from
     /// $1…$10: id, message, app, whether its devices are all done, retries, and its counts
@@ -173,5 +183,5 @@ enum OutcomeStatements {
                    finished_at = CASE WHEN m.state = 'sending' AND m.chunks_pending - p.chunks = 0 THEN now() ELSE m.finished_at END
         """
 
-    static let all = [countWrites, invalidate, writeFirst, write]
+    static let all = [countWrites, invalidate, invalidateVoIP, writeFirst, write]
 }

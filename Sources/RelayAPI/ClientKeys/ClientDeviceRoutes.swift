@@ -12,6 +12,7 @@ struct ClientDeviceRoutes: Sendable {
 
     func register(in router: inout Router) {
         let keys = ClientKeyRepository(pool: context.dependencies.pool)
+        let devices = DeviceRepository(pool: context.dependencies.pool)
         let registrar = context.registrar
         let authenticator = ClientAuthenticator(keys: keys, gate: context.authenticationGate)
         let counter = context.requestCounter
@@ -42,7 +43,15 @@ struct ClientDeviceRoutes: Sendable {
         router.add("PATCH", "/client/v1/devices/{registration_id}", context.clientHandler { request, parameters in
             let rid = parameters["registration_id"] ?? ""
             let device = try await authenticator.device(request, rid: rid)
-            let change = try ClientDeviceChange(try JSONObjectReader(request.body), platform: device.platform)
+            let body = try JSONObjectReader(request.body)
+            // The device's PushKit VoIP token, beside its notification token (docs/api.md, "VoIP tokens").
+            if try VoIPRegistration.isAsked(in: body) {
+                try body.rejectUnknownKeys(allowed: ["token", "token_type"])
+                let token = try DeviceToken(parsing: try body.string("token"), platform: device.platform)
+                try await devices.register(appID: device.appID, VoIPRegistration(registrationID: rid, token: token))
+                return emptySuccess
+            }
+            let change = try ClientDeviceChange(body, platform: device.platform)
             try await keys.change(device, change)
             return emptySuccess
         })

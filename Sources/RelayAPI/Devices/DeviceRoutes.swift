@@ -12,7 +12,13 @@ struct DeviceRoutes: Sendable {
         let registrar = context.registrar
 
         router.add("POST", "/v3/devices", context.deviceHandler { request, _, app in
-            let registration = try DeviceRegistration(try JSONObjectReader(request.body))
+            let body = try JSONObjectReader(request.body)
+            if try VoIPRegistration.isAsked(in: body) {
+                let voip = try VoIPRegistration(body)
+                try await devices.register(appID: app.id, voip)
+                return try jsonResponse(200, encoding: ["registration_id": voip.registrationID])
+            }
+            let registration = try DeviceRegistration(body)
             let rid = try await registrar.register(appID: app.id, registration)
             return try jsonResponse(200, encoding: ["registration_id": rid])
         })

@@ -29,7 +29,8 @@ public struct DeviceRegistration: Sendable, Equatable {
     /// nil: keep the stored badge.
     public var badge: Int?
 
-    public static let fields: Set<String> = ["platform", "token", "environment", "alias", "tags", "badge"]
+    /// `token_type` may say `"apns"` (the default); `"voip"` is a `VoIPRegistration`.
+    public static let fields: Set<String> = ["platform", "token", "token_type", "environment", "alias", "tags", "badge"]
 
     public init(platform: DevicePlatform = .ios, token: DeviceToken, environment: DeviceEnvironment?, alias: String? = nil,
                 tags: [String]? = nil, badge: Int? = nil) {
@@ -45,6 +46,9 @@ public struct DeviceRegistration: Sendable, Equatable {
     ///   shape, `DeviceFieldError` for a value the registry refuses.
     public init(_ body: JSONObjectReader) throws {
         try body.rejectUnknownKeys(allowed: Self.fields)
+        if try VoIPRegistration.isAsked(in: body) {
+            throw DeviceFieldError("token_type \"voip\" registers a VoIP token beside a device's notification token (VoIPRegistration)")
+        }
         platform = try DevicePlatform(parsing: try body.string("platform"))
         token = try DeviceToken(parsing: try body.string("token"), platform: platform)
         environment = try Self.environment(platform, given: try body.optionalString("environment"))

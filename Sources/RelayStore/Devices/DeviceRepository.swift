@@ -29,6 +29,18 @@ public struct DeviceRepository: Sendable {
     }
 
     /// The device's JPush view: tags, alias, mobile; nil when the app has no such device.
+    /// Gives the device `registration.registrationID` its VoIP token.
+    ///
+    /// - Throws: `unknownRegistrationID` when the app has no iOS device of that id.
+    public func register(appID: Int64, _ registration: VoIPRegistration) async throws {
+        let rid = registration.registrationID
+        guard let uuid = RegistrationID.uuid(rid) else { throw Self.unknownRegistrationID(rid) }
+        let found = try await pool.withConnection { connection in
+            try connection.preparedQuery(DeviceStatements.registerVoIP, [appID, uuid, registration.token.text]).first != nil
+        }
+        guard found else { throw Self.unknownRegistrationID(rid) }
+    }
+
     public func info(appID: Int64, rid: String) async throws -> (tags: [String], alias: String?, mobile: String?)? {
         guard let uuid = RegistrationID.uuid(rid) else { return nil }
         return try await pool.withConnection { connection in

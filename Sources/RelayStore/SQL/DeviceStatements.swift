@@ -80,6 +80,20 @@ enum DeviceStatements {
         """)
 
     /// $1 app, $2 registration id (uuid).
+    /// $1 app, $2 registration id (uuid), $3 a VoIP token: the iOS device's VoIP token, taken
+    /// from any other device of the app that held it (the phone moved it: reinstalled, or the
+    /// app reset its registration). Returns the device's id; no row for an unknown or Android
+    /// device. The index devices_voip_token finds the other holder.
+    static let registerVoIP = SQLStatement("pushrelay_device_register_voip", """
+        WITH moved AS (
+            UPDATE devices SET voip_token = NULL
+            WHERE app_id = $1 AND voip_token = $3::text AND registration_id <> $2::uuid
+        )
+        UPDATE devices SET voip_token = $3::text, voip_registered_at = now(), last_seen_at = now()
+        WHERE app_id = $1 AND registration_id = $2::uuid AND platform = 'ios'
+        RETURNING id
+        """)
+
     static let find = SQLStatement("pushrelay_device_find",
         "SELECT id, alias, mobile FROM devices WHERE app_id = $1 AND registration_id = $2::uuid")
 
@@ -211,7 +225,7 @@ enum DeviceStatements {
     static let removeAlias = SQLStatement("pushrelay_alias_remove",
         "UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2 AND id = ANY ($3::bigint[])")
 
-    static let all = [register, registerBatch, find, update, resolve, status, invalidate, applyBadge,
+    static let all = [register, registerBatch, registerVoIP, find, update, resolve, status, invalidate, applyBadge,
                       tagsOfDevice, clearTags, removeTags, addTags, countTags,
                       appTags, hasTag, untagDevices, tagDevices, overTagged, deleteTag,
                       aliasDevices, deleteAlias, removeAlias]
