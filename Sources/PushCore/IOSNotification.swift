@@ -47,6 +47,15 @@ public struct IOSNotification: Sendable, Equatable {
     /// Top-level payload keys PushRelay writes itself, so `extras` may not use them.
     public static let reservedKeys: Set<String> = ["aps", "_j_msgid", "_j_message"]
 
+    /// JPush's `notification.voip` delivered (`PushBodyKeys.voipDelivered`): a VoIP push whose
+    /// keys go at the top level of the payload beside an empty `aps`.
+    static func voip(_ keys: [String: JSONValue], field: String) throws(JPushError) -> IOSNotification {
+        if let reserved = CanonicalJSON.sorted(keys.keys).first(where: reservedKeys.contains) {
+            throw JPushError.illegalValue("\(field) may not set \"\(reserved)\"; PushRelay writes that key itself")
+        }
+        return IOSNotification(pushType: .voip, extras: keys)
+    }
+
     static func parse(_ reader: JSONObjectReader) throws(JPushError) -> IOSNotification {
         _ = try PushBodyKeys.ios.check(reader)
         var ios = IOSNotification()

@@ -38,7 +38,8 @@ public struct PushBodyKeys: Sendable {
         ])
 
     /// `notification`: the shortcut alert, iOS and Android are delivered; the other
-    /// platforms' blocks, VoIP (JPush's own iOS SDK channel) and smart timing are not.
+    /// platforms' blocks and smart timing are not; VoIP is when it is the only content
+    /// (`voipDelivered`).
     /// `android`'s keys are checked by `AndroidNotification`, which names those it ignores.
     public static let notification = PushBodyKeys(
         path: "notification.",
@@ -123,6 +124,7 @@ public struct PushBodyKeys: Sendable {
             let key = String(keys.path.dropLast())
             if case .object(let fields)? = top[key] { parts += keys.present(in: fields) }
         }
+        if voipDelivered(top) { parts.removeAll { $0 == "notification.voip" } }
         if case .object(let fields)? = top["notification"], case .object(let android)? = fields["android"] {
             parts += AndroidNotification.ignoredKeys(of: android)
         }
@@ -134,6 +136,21 @@ public struct PushBodyKeys: Sendable {
             parts.append("notification.android")
         }
         return CanonicalJSON.sorted(parts)
+    }
+
+    /// Whether JPush's `notification.voip` (custom keys for the app's PushKit handler) is
+    /// delivered, as a VoIP push to the devices' VoIP tokens (`IOSNotification.voip`): when it
+    /// is the body's only content and the platform includes iOS. Beside an alert, an `ios` or
+    /// `android` block or a `message` it is kept and ignored, as before: a message is one push
+    /// type, and a VoIP push goes to iOS only.
+    ///
+    /// - Parameter top: the push body's (or pushlist entry's) fields.
+    public static func voipDelivered(_ top: [String: JSONValue]) -> Bool {
+        guard case .object(let notification)? = top["notification"], case .object? = notification["voip"],
+              (top["message"] ?? .null) == .null,
+              ["alert", "ios", "android"].allSatisfy({ (notification[$0] ?? .null) == .null }),
+              (try? PlatformSelection.parse(top["platform"]))?.includesIOS == true else { return false }
+        return true
     }
 
     private func present(in fields: [String: JSONValue]) -> [String] {

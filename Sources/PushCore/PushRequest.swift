@@ -72,6 +72,11 @@ public struct PushRequest: Sendable, Equatable {
         guard notification != nil || message != nil else {
             throw JPushError.missingParameter("notification or message is required")
         }
+        if PushBodyKeys.voipDelivered(reader.fields), case .object(let fields)? = reader.fields["notification"],
+           case .object(let voip)? = fields["voip"] {
+            notification?.ios = try IOSNotification.voip(voip, field: "notification.voip")
+            ignored.removeAll { $0 == "notification.voip" }
+        }
         options = try PushOptions.parse(reader.optionalObject("options"), ignored: &ignored)
         self.cid = try cid()
         if notification?.android != nil, !platform.includesAndroid { ignored.append("notification.android") }
@@ -102,7 +107,7 @@ public struct PushRequest: Sendable, Equatable {
         // Android devices have no VoIP token, and a message is one push type.
         if isVoIP, deliversToIOS, deliversToAndroid {
             throw JPushError.illegalValue(
-                "notification.ios.push_type voip goes to iOS devices' VoIP tokens only: send Android its part in a push of its own, or give platform \"ios\"")
+                "a VoIP push (notification.ios.push_type voip) goes to iOS devices' VoIP tokens only: send Android its part in a push of its own, or give platform \"ios\"")
         }
         // Nothing for a platform is a mistake only when there is no content for anyone else either.
         if let nothing, !deliversToIOS, !deliversToAndroid, !self.ignored.contains(where: PushBodyKeys.ignoredContent.contains) {

@@ -81,9 +81,35 @@ import Testing
     @Test func aVoIPPushGoesToIOSOnly() {
         let both = #"{"platform":"all","audience":"all","notification":{"android":{"alert":"a"},"ios":{"push_type":"voip"}}}"#
         #expect(rejection(both) == JPushError.illegalValue(
-            "notification.ios.push_type voip goes to iOS devices' VoIP tokens only: send Android its part in a push of its own, or give platform \"ios\""))
+            "a VoIP push (notification.ios.push_type voip) goes to iOS devices' VoIP tokens only: send Android its part in a push of its own, or give platform \"ios\""))
         // Nothing for Android in it: iOS alone.
         #expect(rejection(#"{"platform":"all","audience":"all","notification":{"ios":{"push_type":"voip"}}}"#) == nil)
+    }
+
+    /// JPush's `notification.voip` alone is a VoIP push with its keys beside `aps`; beside
+    /// other content it stays kept and ignored, as before.
+    @Test func jpushVoIPAloneIsAVoIPPush() throws {
+        let alone = #"{"platform":"all","audience":"all","notification":{"voip":{"caller":"Bob","call_id":7}}}"#
+        let request = try push(alone)
+        #expect(request.isVoIP)
+        #expect(request.ignored == [])
+        #expect(PushBodyKeys.ignoredParts(ofBody: Array(alone.utf8)) == [])
+        let voip = try built(alone)
+        #expect(voip.topic == "com.example.app.voip")
+        #expect(String(decoding: voip.payload, as: UTF8.self) == #"{"_j_msgid":42,"aps":{},"call_id":7,"caller":"Bob"}"#)
+        #expect(rejection(#"{"platform":"ios","audience":"all","notification":{"voip":{"aps":{}}}}"#) == JPushError.illegalValue(
+            "notification.voip may not set \"aps\"; PushRelay writes that key itself"))
+        for beside in [#""alert":"a","#, #""ios":{"alert":"a"},"#, #""android":{"alert":"a"},"#] {
+            let text = #"{"platform":"all","audience":"all","notification":{\#(beside)"voip":{"k":"v"}}}"#
+            let kept = try push(text)
+            #expect(!kept.isVoIP, "\(beside)")
+            #expect(kept.ignored.contains("notification.voip"), "\(beside)")
+            #expect(PushBodyKeys.ignoredParts(ofBody: Array(text.utf8)).contains("notification.voip"), "\(beside)")
+        }
+        let withMessage = try push(#"{"platform":"ios","audience":"all","notification":{"voip":{"k":"v"}},"message":{"msg_content":"m"}}"#)
+        #expect(!withMessage.isVoIP)
+        let androidOnly = #"{"platform":"android","audience":"all","notification":{"voip":{"k":"v"}}}"#
+        #expect(try !push(androidOnly).isVoIP, "no iOS: kept and ignored, sends nothing")
     }
 
     /// Apple, "Sending notification requests to APNs": each push type's topic suffix, payload

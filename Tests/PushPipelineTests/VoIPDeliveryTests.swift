@@ -51,6 +51,14 @@ import Testing
             #expect(Set(relay.simulator.deliveries().filter { $0.msgID == alert }.map(\.token)) == Set(tokens))
             #expect(relay.simulator.stats.rejectedTotal == 0)
 
+            // JPush's notification.voip alone is a VoIP push too.
+            relay.simulator.reset()
+            let jpush = try await relay.accepted(app, ["platform": "all", "audience": "all", "notification": ["voip": ["caller": "Ann"]]])
+            try await relay.waitUntilFinished(jpush)
+            let rang = relay.simulator.deliveries().filter { $0.msgID == jpush }
+            #expect(Set(rang.map(\.token)) == Set(voipTokens))
+            #expect(rang.allSatisfy { $0.pushType == "voip" && $0.json["caller"] as? String == "Ann" })
+
             // A targeted VoIP push by registration id: only the device's VoIP token.
             relay.simulator.reset()
             let call = try await relay.accepted(app, [
