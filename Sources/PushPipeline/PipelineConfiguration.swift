@@ -45,9 +45,10 @@ public struct PipelineConfiguration: Sendable, Equatable {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 2000 }
         return max(16, Int(clamping: limit.rlim_cur) / 5)
     }
-    /// Days deliveries are kept (their day partitions are then dropped); messages and
-    /// their counters are kept.
-    public var retentionDays = 30
+    public static let defaultRetentionDays = 30
+    /// Days deliveries and receipts are kept (their day partitions are then dropped);
+    /// messages and their counters are kept.
+    public var retentionDays = defaultRetentionDays
     /// How often a worker looks for work without a NOTIFY (the fallback).
     public var pollInterval: Duration = .seconds(2)
     /// Retry rounds of an app's chunks a worker starts each second (and at once after a
@@ -83,7 +84,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_CHUNK_SIZE", "devices per chunk (default 2000)"),
         ("PUSHRELAY_CHUNK_LEASE_SECONDS", "a chunk whose worker died is leased again after this (default 30)"),
         ("PUSHRELAY_APNS_CONNECTIONS", "HTTP/2 connections per app and environment (default 1 per 2 cores, 2 to 8)"),
-        ("PUSHRELAY_RETENTION_DAYS", "days per-device delivery records are kept; messages and counters stay (default 30)"),
+        ("PUSHRELAY_RETENTION_DAYS", "days per-device delivery records and receipts are kept; messages and counters stay (default 30)"),
         ("PUSHRELAY_APNS_MAX_CONNECTIONS", "the most HTTP/2 connections per app and environment while APNs is far away: more open only when the streams of the open ones are full and the round trip limits the rate (default 32)"),
         ("PUSHRELAY_APNS_MAX_IN_FLIGHT", "the most APNs requests in flight per app and environment: the window starts at 2000 and follows rate × round trip up to this (default 32000)"),
         ("PUSHRELAY_APNS_IDLE_TIMEOUT_SECONDS", "an app's APNs connection without a request for this long is closed, and its client dropped (default 300)"),

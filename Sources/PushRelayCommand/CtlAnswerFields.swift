@@ -54,17 +54,17 @@ enum CtlAnswerFields {
     /// `GET /admin/v1/messages/{msg_id}`'s funnel: each step's count and the failures by reason.
     struct Funnel: Decodable {
         struct Steps: Decodable {
-            var target, sent, failed, invalidated, expired, withdrawn, pending: Int
+            var target, sent, received, opened, failed, invalidated, expired, withdrawn, pending: Int
             var failedByReason: [String: Int]
 
             enum CodingKeys: String, CodingKey {
-                case target, sent, failed, invalidated, expired, withdrawn, pending, failedByReason = "failed_by_reason"
+                case target, sent, received, opened, failed, invalidated, expired, withdrawn, pending, failedByReason = "failed_by_reason"
             }
 
             /// The steps top to bottom, named as the answer names them.
             var counts: [(step: String, count: Int)] {
-                [("target", target), ("sent", sent), ("failed", failed), ("invalidated", invalidated), ("expired", expired),
-                 ("withdrawn", withdrawn), ("pending", pending)]
+                [("target", target), ("sent", sent), ("received", received), ("opened", opened), ("failed", failed),
+                 ("invalidated", invalidated), ("expired", expired), ("withdrawn", withdrawn), ("pending", pending)]
             }
         }
 

@@ -138,6 +138,7 @@ enum ServeCommand {
             logger: environment.logger, authCacheTTL: .seconds(configuration.authCacheSeconds))
         dependencies.liveness = liveness
         dependencies.chunkSize = pipeline.chunkSize
+        dependencies.retentionDays = pipeline.retentionDays
         dependencies.timeZone = configuration.timeZone
         dependencies.worker = worker
         dependencies.rateLimits = RateLimitSettings(

@@ -17,6 +17,9 @@ public struct RelayAPIDependencies: Sendable {
     public var migrations: [Migration]
     /// Devices per push chunk, for the targeted pushes the API resolves itself.
     public var chunkSize = PipelineConfiguration.defaultChunkSize
+    /// Days receipts are taken for after their message was accepted: the worker's
+    /// `PUSHRELAY_RETENTION_DAYS`, after which a day's per-device records are dropped.
+    public var retentionDays = PipelineConfiguration.defaultRetentionDays
     /// The zone of schedule triggers that name none.
     public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
     /// The clock schedules are checked against; tests move it.
@@ -60,6 +63,7 @@ public enum RelayAPI {
         AdminFCMCredentialRoutes(context: context).register(in: &router)
         ClientKeyAdminRoutes(context: context).register(in: &router)
         ClientDeviceRoutes(context: context).register(in: &router)
+        ClientReceiptRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)
         DeviceRegistryRoutes(context: context).register(in: &router)
         ReportRoutes(context: context).register(in: &router)

@@ -160,7 +160,7 @@ import Testing
     @Test func messageListingBindsOnlyTheFiltersGiven() throws {
         let plain = try MessageListing(query: [:])
         #expect(plain.statement(appID: nil).1.count == 1)
-        #expect(!plain.statement(appID: nil).0.text.contains("WHERE"))
+        #expect(!plain.statement(appID: nil).0.text.contains("WHERE m."), "no filter on the messages")
         let filtered = try MessageListing(query: ["cursor": "500", "since": "0", "limit": "10"])
         let (statement, parameters) = filtered.statement(appID: 7)
         let sql = statement.text

@@ -4,8 +4,9 @@ import PushPipeline
 import Testing
 import TestSupport
 
-/// The deliveries' day partitions (migration 0020) and `DeliveryPartitions`: made ahead,
-/// dropped whole past the retention, messages and counters kept.
+/// The deliveries' day partitions (migration 0020), with delivery spans' (0023) and receipts'
+/// (0044) beside them, and `DeliveryPartitions`: made ahead, dropped whole past the
+/// retention, messages and counters kept.
 @Suite(.serialized) struct DeliveryPartitionTests {
     /// Partition names of `deliveries`.
     private func partitions(_ pool: PostgresPool, of parent: String = "deliveries") async throws -> Set<String> {
@@ -47,14 +48,19 @@ import TestSupport
             #expect(made.isSuperset(of: (-1...7).map { dayName($0) }), "the migration made yesterday to a week ahead: \(made.sorted())")
             #expect(try await partitions(relay.pool, of: "delivery_spans") == Set(made.map { "delivery_spans_" + $0.dropFirst("deliveries_".count) }),
                     "delivery_spans has a partition beside each of deliveries (migration 0023)")
-            for offset in 3...7 { try await relay.pool.query("DROP TABLE \(dayName(offset)), \(dayName(offset, "delivery_spans"))") }
+            #expect(try await partitions(relay.pool, of: "receipts") == Set(made.map { "receipts_" + $0.dropFirst("deliveries_".count) }),
+                    "receipts has a partition beside each of deliveries (migration 0044)")
+            for offset in 3...7 {
+                try await relay.pool.query("DROP TABLE \(dayName(offset)), \(dayName(offset, "delivery_spans")), \(dayName(offset, "receipts"))")
+            }
 
             let maintainer = DeliveryPartitions(pool: relay.pool, retentionDays: 30, daysAhead: 10, logger: TestDatabase.quietLogger)
             let pass = try await maintainer.maintain()
-            #expect(pass.created == 16, "days 3 to 10 ahead, of both tables")
+            #expect(pass.created == 24, "days 3 to 10 ahead, of the three tables")
             #expect(pass.dropped.isEmpty)
             #expect(try await partitions(relay.pool).isSuperset(of: (0...10).map { dayName($0) }))
             #expect(try await partitions(relay.pool, of: "delivery_spans").isSuperset(of: (0...10).map { dayName($0, "delivery_spans") }))
+            #expect(try await partitions(relay.pool, of: "receipts").isSuperset(of: (0...10).map { dayName($0, "receipts") }))
             let again = try await maintainer.maintain()
             #expect(again.created == 0 && again.dropped.isEmpty, "a second pass finds nothing to do")
 
@@ -77,7 +83,8 @@ import TestSupport
 
             // One day of retention: everything before yesterday (the history partition) goes.
             let pass = try await DeliveryPartitions(pool: relay.pool, retentionDays: 1, logger: TestDatabase.quietLogger).maintain()
-            #expect(pass.dropped == ["deliveries_history", "delivery_spans_history"], "a day's spans go with its deliveries")
+            #expect(pass.dropped == ["deliveries_history", "delivery_spans_history", "receipts_history"],
+                    "a day's spans and receipts go with its deliveries")
             let left = try await relay.pool.query("SELECT message_id FROM delivery_spans ORDER BY message_id").map { Int64(try $0.int("message_id")) }
             #expect(left == [yesterday, today])
             #expect(try await relay.message(old).int("sent_count") == 1, "the message and its counters outlive its deliveries")

@@ -199,7 +199,7 @@ import TestSupport
             #expect(try await expectTruth(relay, app).filter { $0.value.0 }.count == 3)
 
             let pass = try await DeliveryPartitions(pool: relay.pool, retentionDays: 1, logger: TestDatabase.quietLogger).maintain()
-            #expect(pass.dropped == ["deliveries_history", "delivery_spans_history"])
+            #expect(pass.dropped == ["deliveries_history", "delivery_spans_history", "receipts_history"])
             let status = try await expectTruth(relay, app)
             #expect(status.filter { $0.value.0 }.map(\.key).sorted() == [1, 2].map { PipelineHarness.token(prefix: "d0", index: $0) })
             #expect(status[PipelineHarness.token(prefix: "d0", index: 0)]! == (false, Self.registered),

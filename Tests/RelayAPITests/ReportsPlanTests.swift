@@ -5,8 +5,9 @@ import Testing
 @testable import RelayAPI
 
 /// Reports stay index lookups however many deliveries a message has: with a 200,000-device
-/// message, 20,000 other messages sent to a device each and fresh statistics, no report
-/// statement scans a table, and the answers still come from the counters.
+/// message, 20,000 other messages sent to a device each, receipt counters for all of them and
+/// fresh statistics, no report statement scans a table, and the answers still come from the
+/// counters.
 @Suite struct ReportsPlanTests {
     static let deviceCount = 200_000
 
@@ -47,6 +48,11 @@ import Testing
                 INSERT INTO message_failures (message_id, reason, count)
                 SELECT i, r, 1 FROM generate_series(1, 20000) AS i, unnest(ARRAY['BadDeviceToken', 'Unregistered', 'Expired']) AS r
                 """)
+            // Receipts reported for each message, the big one's from most of its devices.
+            try await pool.query("""
+                INSERT INTO message_receipt_counts (message_id, received, opened)
+                SELECT i, 1, 0 FROM generate_series(1, 20000) AS i UNION ALL SELECT $1, 150000, 9000
+                """, [big])
             try await pool.query("ANALYZE")
 
             let sample = try await pool.query("""
@@ -69,6 +75,8 @@ import Testing
             // The answers, from the counters and by primary key.
             let detail = try #require(try await app.list("/v3/messages/detail?msg_ids=\(big)").first)
             #expect(detail["pending"] as? Int == 1000)
+            let notification = (detail["details"] as? [String: Any])?["notification"] as? [String: Any]
+            #expect(notification?["received"] as? Int == 150_000 && notification?["click"] as? Int == 9000)
             #expect(detail["failed_by_reason"] as? [String: Int] == ["InternalServerError": Self.deviceCount / 10])
             let statuses = try await app.status(big, sample)
             #expect(statuses.count == 1000)

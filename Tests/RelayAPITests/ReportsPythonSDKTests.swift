@@ -13,8 +13,8 @@ relay_zone(port)
 report = jpush.JPush(key, secret, zone="PUSHRELAY").create_report()
 
 r = report.get_received(msg_id)
-check(r.status_code == 200 and r.payload == [{"msg_id": msg_id, "android_received": None, "ios_apns_sent": 2,
-      "ios_apns_received": None, "ios_msg_received": None, "wp_mpns_sent": None}], "get_received: %s" % r.payload)
+check(r.status_code == 200 and r.payload == [{"msg_id": msg_id, "android_received": 0, "ios_apns_sent": 2,
+      "ios_apns_received": 0, "ios_msg_received": None, "wp_mpns_sent": None}], "get_received: %s" % r.payload)
 r = report.get_received_detail(msg_id + ",12345")
 check(len(r.payload) == 1 and r.payload[0]["ios_apns_sent"] == 2 and r.payload[0]["jpush_received"] is None,
       "get_received_detail: %s" % r.payload)

@@ -1,7 +1,8 @@
 import RelayCore
 import RelayStore
 
-/// A message in the admin listing's answer: counters (target and sent per platform too),
+/// A message in the admin listing's answer: counters (target, sent, received and opened per
+/// platform too),
 /// state, progress and timing, with its app.
 extension MessageSummary: Encodable {
     public func encode(to encoder: any Encoder) throws {
@@ -10,16 +11,21 @@ extension MessageSummary: Encodable {
                             ("state", counters.state.rawValue), ("lane", lane), ("environment", environment)] {
             try container.encode(text, forKey: AnswerKey(key))
         }
-        for (key, count) in [("target", counters.target), ("sent", counters.sent), ("failed", counters.failed),
+        for (key, count) in [("target", counters.target), ("sent", counters.sent), ("received", counters.received), ("opened", counters.opened),
+                             ("failed", counters.failed),
                              ("invalidated", counters.invalidated), ("expired", counters.expired),
                              ("withdrawn", counters.withdrawn), ("pending", counters.pending), ("retries", counters.retries)] {
             try container.encode(count, forKey: AnswerKey(key))
         }
         var platforms = container.nestedContainer(keyedBy: AnswerKey.self, forKey: "platforms")
-        for (platform, target, sent) in [("ios", counters.iosTarget, counters.iosSent), ("android", counters.androidTarget, counters.androidSent)] {
+        for (platform, target, sent, received, opened) in [
+            ("ios", counters.iosTarget, counters.iosSent, counters.iosReceived, counters.iosOpened),
+            ("android", counters.androidTarget, counters.androidSent, counters.androidReceived, counters.androidOpened),
+        ] {
             var counts = platforms.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey(platform))
-            try counts.encode(target, forKey: "target")
-            try counts.encode(sent, forKey: "sent")
+            for (key, count) in [("target", target), ("sent", sent), ("received", received), ("opened", opened)] {
+                try counts.encode(count, forKey: AnswerKey(key))
+            }
         }
         try container.encode(progress, forKey: "progress")
         try counters.encodeTiming(into: &container)

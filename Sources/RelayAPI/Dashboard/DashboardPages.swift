@@ -105,16 +105,18 @@ enum DashboardPages {
             body += "<td style=\"width:60%\"><div class=\"bar\(failedClass)\"><div id=\"bar-\(step.rawValue)\" style=\"width:\(percent(share))%\"></div></div></td></tr>"
         }
         body += "</table></div>"
-        body += "<div class=\"card\"><h2>By platform</h2><table><tr><th></th><th>Target</th><th>Sent</th></tr>"
-        for (platform, name, target, sent) in [("ios", "iOS (APNs)", message.counters.iosTarget, message.counters.iosSent),
-                                               ("android", "Android (FCM)", message.counters.androidTarget, message.counters.androidSent)] {
-            body += "<tr><th>\(name)</th><td class=\"n\" id=\"\(platform)-target\">\(target)</td>"
-            body += "<td class=\"n\" id=\"\(platform)-sent\">\(sent)</td></tr>"
+        body += "<div class=\"card\"><h2>By platform</h2><table><tr><th></th><th>Target</th><th>Sent</th><th>Received</th><th>Opened</th></tr>"
+        let counters = message.counters
+        for (platform, name, counts) in [("ios", "iOS (APNs)", [counters.iosTarget, counters.iosSent, counters.iosReceived, counters.iosOpened]),
+                                         ("android", "Android (FCM)", [counters.androidTarget, counters.androidSent, counters.androidReceived,
+                                                                        counters.androidOpened])] {
+            body += "<tr><th>\(name)</th>"
+            for (column, count) in zip(Self.platformColumns, counts) { body += "<td class=\"n\" id=\"\(platform)-\(column)\">\(count)</td>" }
+            body += "</tr>"
         }
         body += "</table></div>"
         body += failuresCard(funnel.failures, title: "Not delivered, by reason")
         body += "<div class=\"card\"><h2>Timing</h2><table>"
-        let counters = message.counters
         for (label, value) in [("Accepted", counters.createdAt), ("First sent", counters.firstSentAt), ("Last sent", counters.lastSentAt),
                                ("Finished", counters.finishedAt), ("Duration (s)", TextCell.of(counters.durationSeconds)),
                                ("Throughput (sent/s)", TextCell.of(counters.throughputPerSecond)), ("Retries", String(counters.retries))] as [(String, String?)] {
@@ -126,10 +128,15 @@ enum DashboardPages {
                          nonce: nonce)
     }
 
+    /// The counts per platform, as the admin answer's `platforms` names them.
+    private static let platformColumns = ["target", "sent", "received", "opened"]
+
     private static func label(_ step: MessageFunnel.Step) -> String {
         switch step {
         case .target: "Target"
         case .sent: "Sent (accepted by APNs or FCM)"
+        case .received: "Received (reported by the app)"
+        case .opened: "Opened (reported by the app)"
         case .failed: "Failed"
         case .invalidated: "Tokens invalidated"
         case .expired: "Expired"
@@ -146,7 +153,7 @@ enum DashboardPages {
     /// Polls the message every second and moves the bars; once it is finished, reloads.
     private static func liveScript(_ id: String) -> String {
         """
-        const steps=["target","sent","failed","invalidated","expired","withdrawn","pending"];
+        const steps=\(jsonList(MessageFunnel.Step.allCases.map(\.rawValue))),columns=\(jsonList(platformColumns));
         async function tick(){
           try{
             const r=await fetch("/dashboard/api/messages/\(id)",{credentials:"same-origin"});
@@ -157,8 +164,7 @@ enum DashboardPages {
                 document.getElementById("bar-"+s).style.width=(f.target?100*f[s]/f.target:0)+"%";
               }
               for(const p of ["ios","android"]){
-                document.getElementById(p+"-target").textContent=m.platforms[p].target;
-                document.getElementById(p+"-sent").textContent=m.platforms[p].sent;
+                for(const c of columns){document.getElementById(p+"-"+c).textContent=m.platforms[p][c];}
               }
               document.getElementById("progress-bar").style.width=(100*m.progress)+"%";
               document.getElementById("progress-text").textContent=Math.floor(100*m.progress)+"% · "+m.state;
@@ -171,6 +177,11 @@ enum DashboardPages {
         }
         tick();
         """
+    }
+
+    /// Names (plain ASCII words) as a JavaScript array literal.
+    private static func jsonList(_ names: [String]) -> String {
+        "[" + names.map { "\"\($0)\"" }.joined(separator: ",") + "]"
     }
 
     private static func badge(_ status: CredentialStatus) -> String {

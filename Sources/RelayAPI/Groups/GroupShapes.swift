@@ -93,8 +93,9 @@ enum GroupShapes {
 
     /// An element of `GET /v3/group/messages/detail`: JPush's group message statistics, the
     /// iOS and Android figures summed over the group's apps (APNs accepted = `apns_sent`, FCM
-    /// accepted = `pns_sent`; what only a JPush client SDK or another channel could count is
-    /// null), and the apps' parts beside them.
+    /// accepted = `pns_sent`, the devices' receipts = `*_received` and `*_click`; what no
+    /// receipt says (display) or another channel could count is null), and the apps' parts
+    /// beside them.
     struct MessageDetail: Encodable {
         var record: GroupPushRecord
 
@@ -106,13 +107,15 @@ enum GroupShapes {
             var android = container.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey("android_pns"))
             try android.encode(counters.reduce(0) { $0 + $1.androidTarget }, forKey: AnswerKey("pns_target"))
             try android.encode(counters.reduce(0) { $0 + $1.androidSent }, forKey: AnswerKey("pns_sent"))
-            for key in ["pns_received", "pns_click", "pns_display"] {
-                try android.encodeNil(forKey: AnswerKey(key))
-            }
+            try android.encode(counters.reduce(0) { $0 + $1.androidReceived }, forKey: AnswerKey("pns_received"))
+            try android.encode(counters.reduce(0) { $0 + $1.androidOpened }, forKey: AnswerKey("pns_click"))
+            try android.encodeNil(forKey: AnswerKey("pns_display"))
             var ios = container.nestedContainer(keyedBy: AnswerKey.self, forKey: AnswerKey("ios"))
             try ios.encode(counters.reduce(0) { $0 + $1.iosTarget }, forKey: AnswerKey("apns_target"))
             try ios.encode(counters.reduce(0) { $0 + $1.iosSent }, forKey: AnswerKey("apns_sent"))
-            for key in ["apns_received", "apns_click", "apns_display", "msg_target", "msg_received", "msg_click", "msg_display"] {
+            try ios.encode(counters.reduce(0) { $0 + $1.iosReceived }, forKey: AnswerKey("apns_received"))
+            try ios.encode(counters.reduce(0) { $0 + $1.iosOpened }, forKey: AnswerKey("apns_click"))
+            for key in ["apns_display", "msg_target", "msg_received", "msg_click", "msg_display"] {
                 try ios.encodeNil(forKey: AnswerKey(key))
             }
             try container.encode(record.parts.map(Part.init), forKey: AnswerKey("apps"))

@@ -13,9 +13,10 @@ public struct MessageFunnel: Sendable, Equatable {
         self.alert = alert
     }
 
-    /// The funnel's steps, top to bottom.
+    /// The funnel's steps, top to bottom: received and opened (what the devices reported)
+    /// follow sent.
     public enum Step: String, CaseIterable, Sendable {
-        case target, sent, failed, invalidated, expired, withdrawn, pending
+        case target, sent, received, opened, failed, invalidated, expired, withdrawn, pending
 
         /// Targets APNs did not accept.
         public var isFailure: Bool { self == .failed || self == .invalidated || self == .expired }
@@ -26,6 +27,8 @@ public struct MessageFunnel: Sendable, Equatable {
         return switch step {
         case .target: counters.target
         case .sent: counters.sent
+        case .received: counters.received
+        case .opened: counters.opened
         case .failed: counters.failed
         case .invalidated: counters.invalidated
         case .expired: counters.expired

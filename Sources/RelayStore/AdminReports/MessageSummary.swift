@@ -28,10 +28,12 @@ public struct MessageSummary: Sendable, Equatable {
         counters.failed + counters.invalidated + counters.expired
     }
 
-    /// The columns of a summary (`m` messages, `a` apps).
+    /// The columns of a summary (`m` messages, `a` apps, `rc` the receipt counters joined by
+    /// `receiptJoin`).
     public static let columns = """
         m.id, a.app_key, a.name AS app_name, m.state, m.lane, m.environment, m.target_count, m.sent_count, m.failed_count,
         m.invalidated_count, m.expired_count, m.retry_count, m.android_target_count, m.android_sent_count,
+        \(MessageCounters.receiptColumns("rc")),
         \(isoTimestampSQL("m.created_at")) AS created_at,
         \(isoTimestampSQL("m.first_sent_at")) AS first_sent_at,
         \(isoTimestampSQL("m.last_sent_at")) AS last_sent_at,
@@ -39,6 +41,9 @@ public struct MessageSummary: Sendable, Equatable {
         round(EXTRACT(EPOCH FROM m.finished_at - m.created_at), 3) AS duration_seconds,
         round(EXTRACT(EPOCH FROM now() - m.created_at), 3) AS age_seconds
         """
+
+    /// What a statement selecting `columns` joins to `m` for the receipt counters.
+    public static let receiptJoin = MessageCounters.receiptJoin("m", as: "rc")
 
     /// Reads a row of `columns`.
     public init(row: PostgresRow) throws {

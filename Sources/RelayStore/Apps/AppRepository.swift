@@ -42,6 +42,7 @@ public struct AppRepository: Sendable {
             try connection.transaction { connection in
                 try connection.preparedQuery(AppStatements.deleteDeliveries, [appKey])
                 try connection.preparedQuery(AppStatements.deleteSpans, [appKey])
+                try connection.preparedQuery(AppStatements.deleteReceipts, [appKey])
                 return try connection.preparedQuery(AppStatements.delete, [appKey]).affectedRows == 1
             }
         }

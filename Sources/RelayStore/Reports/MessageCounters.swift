@@ -12,6 +12,12 @@ public struct MessageCounters: Sendable, Equatable {
     /// Of `target` and `sent`, the Android devices (FCM); the rest are iOS (APNs).
     public var androidTarget = 0
     public var androidSent = 0
+    /// Receipts the app reported (`POST /client/v1/receipts`): devices that said the
+    /// notification reached them, and that it was opened; of them, the Android devices.
+    public var received = 0
+    public var opened = 0
+    public var androidReceived = 0
+    public var androidOpened = 0
     public var failed: Int
     public var invalidated: Int
     public var expired: Int
@@ -48,6 +54,8 @@ public struct MessageCounters: Sendable, Equatable {
 
     public var iosTarget: Int { target - androidTarget }
     public var iosSent: Int { sent - androidSent }
+    public var iosReceived: Int { received - androidReceived }
+    public var iosOpened: Int { opened - androidOpened }
 
     /// Targets without an outcome: the rest still to send, or 0 once the message is
     /// withdrawn (what was not sent then never will be; see `withdrawn`).
@@ -73,6 +81,22 @@ public struct MessageCounters: Sendable, Equatable {
 }
 
 extension MessageCounters {
+    /// The receipt counters' columns, of `message_receipt_counts` joined as `alias` by
+    /// `receiptJoin` (no row yet: 0).
+    public static func receiptColumns(_ alias: String) -> String {
+        ["received", "opened", "android_received", "android_opened"]
+            .map { "coalesce(\(alias).\($0), 0) AS \($0)_count" }.joined(separator: ", ")
+    }
+
+    /// Joins the receipt counters of `messages` (the message table's alias) as `alias`: one
+    /// primary-key probe per message read (OFFSET 0 keeps the subquery a probe rather than a
+    /// join the planner may turn into a scan of every message's counters).
+    public static func receiptJoin(_ messages: String, as alias: String) -> String {
+        """
+        LEFT JOIN LATERAL (SELECT * FROM message_receipt_counts c WHERE c.message_id = \(messages).id OFFSET 0) \(alias) ON true
+        """
+    }
+
     /// Reads a `messages` row (its id, state, counters and timestamps, and its body when
     /// selected), as every report selects it.
     public init(row: PostgresRow) throws {
@@ -88,6 +112,10 @@ extension MessageCounters {
             finishedAt: row["finished_at"], durationSeconds: row["duration_seconds"].flatMap(Double.init))
         androidTarget = try row.int("android_target_count")
         androidSent = try row.int("android_sent_count")
+        received = try row.int("received_count")
+        opened = try row.int("opened_count")
+        androidReceived = try row.int("android_received_count")
+        androidOpened = try row.int("android_opened_count")
         ignored = row["body"].map { PushBodyKeys.ignoredParts(ofBody: Array($0.utf8)) } ?? []
     }
 }

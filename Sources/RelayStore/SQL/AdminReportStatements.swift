@@ -6,7 +6,8 @@ import PostgresStore
 enum AdminReportStatements {
     /// Message $1's summary and body.
     static let message = SQLStatement("pushrelay_admin_report_message", """
-        SELECT \(MessageSummary.columns), m.body FROM messages m JOIN apps a ON a.id = m.app_id WHERE m.id = $1
+        SELECT \(MessageSummary.columns), m.body FROM messages m JOIN apps a ON a.id = m.app_id \(MessageSummary.receiptJoin)
+        WHERE m.id = $1
         """)
 
     /// Message $1's failures by reason.

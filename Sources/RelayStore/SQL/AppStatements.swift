@@ -22,12 +22,17 @@ enum AppStatements {
     static let replaceSecretHash = SQLStatement("pushrelay_app_replace_secret",
         "UPDATE apps SET secret_hash = $2, secret_rotated_at = now() WHERE app_key = $1 RETURNING \(columns)")
 
-    // Deleting an app, in one transaction: its messages' deliveries and delivery spans first
-    // (they carry no foreign key, migrations 0021 and 0023), then the app, and the rest with
-    // it through foreign keys.
+    // Deleting an app, in one transaction: its messages' deliveries, delivery spans and
+    // receipts first (they carry no foreign key, migrations 0021, 0023 and 0044), then the
+    // app, and the rest with it through foreign keys.
 
     static let deleteDeliveries = SQLStatement("pushrelay_app_delete_deliveries", """
         DELETE FROM deliveries WHERE message_id IN
+            (SELECT m.id FROM messages m JOIN apps a ON a.id = m.app_id WHERE a.app_key = $1)
+        """)
+
+    static let deleteReceipts = SQLStatement("pushrelay_app_delete_receipts", """
+        DELETE FROM receipts WHERE message_id IN
             (SELECT m.id FROM messages m JOIN apps a ON a.id = m.app_id WHERE a.app_key = $1)
         """)
 
@@ -38,5 +43,5 @@ enum AppStatements {
 
     static let delete = SQLStatement("pushrelay_app_delete", "DELETE FROM apps WHERE app_key = $1")
 
-    static let all = [create, list, find, id, replaceSecretHash, deleteDeliveries, deleteSpans, delete]
+    static let all = [create, list, find, id, replaceSecretHash, deleteDeliveries, deleteSpans, deleteReceipts, delete]
 }

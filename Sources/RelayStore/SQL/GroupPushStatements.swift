@@ -27,6 +27,7 @@ enum GroupPushStatements {
         JOIN group_push_messages e ON e.group_msgid = p.group_msgid
         JOIN apps a ON a.id = e.app_id
         LEFT JOIN messages m ON m.id = e.message_id
+        \(MessageSummary.receiptJoin)
         WHERE p.group_id = $1 AND p.group_msgid = ANY ($2::bigint[])
         ORDER BY p.group_msgid DESC, a.app_key
         """)

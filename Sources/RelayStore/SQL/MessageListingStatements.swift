@@ -11,7 +11,7 @@ enum MessageListingStatements {
         }
         return """
             SELECT \(MessageSummary.columns)
-            FROM messages m JOIN apps a ON a.id = m.app_id
+            FROM messages m JOIN apps a ON a.id = m.app_id \(MessageSummary.receiptJoin)
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY m.id DESC LIMIT $1
             """

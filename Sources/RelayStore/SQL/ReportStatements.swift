@@ -4,17 +4,19 @@ import PostgresStore
 /// per call however many deliveries a message has, each scoped to the calling app ($1
 /// wherever a message is looked up by id).
 enum ReportStatements {
-    /// The app's messages among $2 (bigint[]): other apps' and unknown ids match nothing.
+    /// The app's messages among $2 (bigint[]) with their receipt counters: other apps' and
+    /// unknown ids match nothing.
     /// The body (at most 100 rows) gives `/v3/messages/detail` the parts that were ignored.
     static let counters = SQLStatement("pushrelay_report_counters", """
-        SELECT id, state, target_count, sent_count, failed_count, invalidated_count, expired_count, retry_count,
-               android_target_count, android_sent_count,
-               \(isoTimestampSQL("created_at")) AS created_at,
-               \(isoTimestampSQL("first_sent_at")) AS first_sent_at,
-               \(isoTimestampSQL("last_sent_at")) AS last_sent_at,
-               \(isoTimestampSQL("finished_at")) AS finished_at,
-               round(EXTRACT(EPOCH FROM finished_at - created_at), 3) AS duration_seconds, body
-        FROM messages WHERE app_id = $1 AND id = ANY ($2::bigint[])
+        SELECT m.id, m.state, m.target_count, m.sent_count, m.failed_count, m.invalidated_count, m.expired_count, m.retry_count,
+               m.android_target_count, m.android_sent_count, \(MessageCounters.receiptColumns("r")),
+               \(isoTimestampSQL("m.created_at")) AS created_at,
+               \(isoTimestampSQL("m.first_sent_at")) AS first_sent_at,
+               \(isoTimestampSQL("m.last_sent_at")) AS last_sent_at,
+               \(isoTimestampSQL("m.finished_at")) AS finished_at,
+               round(EXTRACT(EPOCH FROM m.finished_at - m.created_at), 3) AS duration_seconds, m.body
+        FROM messages m \(MessageCounters.receiptJoin("m", as: "r"))
+        WHERE m.app_id = $1 AND m.id = ANY ($2::bigint[])
         """)
 
     /// Non-sent outcomes by reason of the messages $1 (bigint[]), already known to be the app's.
