@@ -14,7 +14,7 @@ public enum APNSAction: Sendable, Hashable {
     case credentialsBroken(APNSReason)
     /// Send this device again later, with backoff and jitter.
     case retryWithBackoff
-    /// Send again on another or a new connection, with backoff.
+    /// Send again on another or a new connection, with backoff (the server is shutting down).
     case retryOnNewConnection
     /// Keep the current provider token; send again later.
     case keepTokenRetryLater
@@ -54,7 +54,7 @@ public enum APNSAction: Sendable, Hashable {
             return .keepTokenRetryLater
         case (429, _):
             return .retryWithBackoff
-        case (503, _):
+        case (503, .shutdown):
             return .retryOnNewConnection
         case (500..., _):
             return .retryWithBackoff

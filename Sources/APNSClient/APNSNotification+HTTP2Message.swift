@@ -42,9 +42,13 @@ extension APNSResult {
 
 extension HTTP2Response {
     /// Whether APNs refused the provider token as expired (403 `ExpiredProviderToken`).
-    var isExpiredProviderToken: Bool {
-        guard status == 403, case .rejected(_, .expiredProviderToken, _) = APNSResult(status: status, apnsID: nil, body: body, sentID: UUID())
-        else { return false }
-        return true
+    var isExpiredProviderToken: Bool { status == 403 && rejectionReason == .expiredProviderToken }
+
+    /// Whether the server behind this connection is shutting down (503 `Shutdown`).
+    var isShutdown: Bool { status == 503 && rejectionReason == .shutdown }
+
+    private var rejectionReason: APNSReason? {
+        guard case let .rejected(_, reason, _) = APNSResult(status: status, apnsID: nil, body: body, sentID: UUID()) else { return nil }
+        return reason
     }
 }

@@ -234,16 +234,35 @@ struct ClientBehaviorTests {
         await fixture.tearDown()
     }
 
-    @Test func serviceUnavailableMovesLaterSendsToANewConnection() async throws {
+    @Test func aServerShuttingDownMovesLaterSendsToANewConnection() async throws {
         let fixture = try await Fixture { request in
-            request.connection == 1 ? .respond(status: 503, body: #"{"reason":"ServiceUnavailable"}"#) : .respond(status: 200)
+            request.connection == 1 ? .respond(status: 503, body: #"{"reason":"Shutdown"}"#) : .respond(status: 200)
         }
         let first = await fixture.client.send(Self.notification())
-        #expect(first == .rejected(status: 503, reason: .serviceUnavailable, timestamp: nil))
+        #expect(first == .rejected(status: 503, reason: .shutdown, timestamp: nil))
         #expect(action(for: first) == .retryOnNewConnection)
         let id = UUID()
         #expect(await fixture.client.send(Self.notification(id: id)) == .accepted(apnsID: id))
         #expect(fixture.server.requests.last?.connection == 2)
+        await fixture.tearDown()
+    }
+
+    /// APNs counts rapid reconnection as an attack, and a new connection does not make the
+    /// service available: the connection stays.
+    @Test func serviceUnavailableKeepsItsConnection() async throws {
+        let answered = Mutex(0)
+        let fixture = try await Fixture { _ in
+            answered.withLock { count in
+                count += 1
+                return count == 1 ? .respond(status: 503, body: #"{"reason":"ServiceUnavailable"}"#) : .respond(status: 200)
+            }
+        }
+        let first = await fixture.client.send(Self.notification())
+        #expect(first == .rejected(status: 503, reason: .serviceUnavailable, timestamp: nil))
+        #expect(action(for: first) == .retryWithBackoff)
+        let id = UUID()
+        #expect(await fixture.client.send(Self.notification(id: id)) == .accepted(apnsID: id))
+        #expect(fixture.server.requests.last?.connection == 1)
         await fixture.tearDown()
     }
 

@@ -131,14 +131,18 @@ import Testing
 
     // MARK: answered
 
-    @Test func answersAreReportedAndA503DrainsItsConnection() {
+    @Test func answersAreReportedAndA503ShutdownDrainsItsConnection() {
         var pool = machineWithReadyConnection()
         let accepted = HTTP2Response(status: 200)
         #expect(describe(pool.answered(request("a"), on: 1, response: accepted) { false })
             == ["finish a \(HTTP2Answer.response(accepted))", "dispatch"])
         let unavailable = HTTP2Response(status: 503, body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8))
         #expect(describe(pool.answered(request("b"), on: 1, response: unavailable) { false })
-            == ["drain 1", "finish b \(HTTP2Answer.response(unavailable))", "dispatch"])
+            == ["finish b \(HTTP2Answer.response(unavailable))", "dispatch"])
+        #expect(pool.connections[1] != .draining)
+        let shutdown = HTTP2Response(status: 503, body: Array(#"{"reason":"Shutdown"}"#.utf8))
+        #expect(describe(pool.answered(request("c"), on: 1, response: shutdown) { false })
+            == ["drain 1", "finish c \(HTTP2Answer.response(shutdown))", "dispatch"])
         #expect(pool.connections[1] == .draining)
     }
 

@@ -115,7 +115,7 @@ import Testing
 
     @Test func serverErrors() {
         #expect(action(for: Self.rejected(500, "InternalServerError")) == .retryWithBackoff)
-        #expect(action(for: Self.rejected(503, "ServiceUnavailable")) == .retryOnNewConnection)
+        #expect(action(for: Self.rejected(503, "ServiceUnavailable")) == .retryWithBackoff)
         #expect(action(for: Self.rejected(503, "Shutdown")) == .retryOnNewConnection)
     }
 

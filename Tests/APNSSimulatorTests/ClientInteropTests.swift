@@ -244,7 +244,7 @@ struct ClientInteropTests {
         let expected: (APNSResult, APNSAction) = switch scripted {
         case .r429: (.rejected(status: 429, reason: .tooManyRequests, timestamp: nil), .retryWithBackoff)
         case .r500: (.rejected(status: 500, reason: .internalServerError, timestamp: nil), .retryWithBackoff)
-        case .r503: (.rejected(status: 503, reason: .serviceUnavailable, timestamp: nil), .retryOnNewConnection)
+        case .r503: (.rejected(status: 503, reason: .serviceUnavailable, timestamp: nil), .retryWithBackoff)
         }
         #expect(results.allSatisfy { $0 == expected.0 }, "\(Set(results.map { "\($0)" }))")
         #expect(results.allSatisfy { action(for: $0) == expected.1 })
@@ -338,8 +338,7 @@ struct ClientInteropTests {
         case .invalidProviderToken, .missingProviderToken: .credentialsBroken(read)
         case .payloadTooLarge: .failMessage("PayloadTooLarge")
         case .tooManyProviderTokenUpdates: .keepTokenRetryLater
-        case .tooManyRequests, .internalServerError: .retryWithBackoff
-        case .serviceUnavailable: .retryOnNewConnection
+        case .tooManyRequests, .internalServerError, .serviceUnavailable: .retryWithBackoff
         case .badCollapseId, .badExpirationDate, .badMessageId, .badPriority, .duplicateHeaders, .invalidPushType,
              .missingDeviceToken, .missingTopic, .payloadEmpty, .badPayload, .badPath, .methodNotAllowed:
             .failPermanently(read)
