@@ -68,6 +68,19 @@ struct AdminAppRoutes: Sendable {
             return try jsonResponse(200, encoding: AppShapes.Deleted(appKey: appKey))
         })
 
+        // Off by default: a client key is public, so an alias set from a phone lets anyone
+        // claim another user's alias (docs/client-keys.md).
+        router.add("PUT", "/admin/v1/apps/{app_key}/client-settings", context.adminHandler { request, parameters in
+            let appKey = parameters["app_key"] ?? ""
+            let body = try JSONObjectReader(request.body)
+            try body.rejectUnknownKeys(allowed: ["client_may_set_alias"])
+            guard let allowed = try body.optionalBool("client_may_set_alias") else {
+                throw JPushError.missingParameter("client_may_set_alias (true or false) is required")
+            }
+            guard let record = try await apps.setClientMaySetAlias(appKey: appKey, allowed) else { throw Self.appNotFound(appKey) }
+            return try jsonResponse(200, encoding: AppShapes.ClientSettings(record: record))
+        })
+
         registerRateLimit(in: &router)
     }
 

@@ -21,7 +21,7 @@ enum AppShapes {
     }
 
     /// `GET /admin/v1/apps/{app_key}`: the app, its credentials (`apns`, `fcm`, each null
-    /// without one) and its device counts.
+    /// without one), its device counts and its client settings.
     struct Shown: Encodable {
         var record: AppRecord
         var credentials: AppCredentials?
@@ -34,6 +34,19 @@ enum AppShapes {
             try container.encode(credentials, forKey: "apns")
             try container.encode(fcm, forKey: "fcm")
             try container.encode(devices, forKey: "devices")
+            try container.encode(record.clientMaySetAlias, forKey: "client_may_set_alias")
+        }
+    }
+
+    /// `PUT /admin/v1/apps/{app_key}/client-settings`: what the app's devices may do with
+    /// their own secret.
+    struct ClientSettings: Encodable {
+        var record: AppRecord
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnswerKey.self)
+            try container.encode(record.appKey, forKey: "app_key")
+            try container.encode(record.clientMaySetAlias, forKey: "client_may_set_alias")
         }
     }
 

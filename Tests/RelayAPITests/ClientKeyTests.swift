@@ -158,6 +158,56 @@ import Testing
         }
     }
 
+    /// `client_may_set_alias` (off by default): only when the admin turns it on may a device
+    /// set its own alias and tags, with `POST /v3/devices/{rid}`'s rules; registrations never.
+    @Test func aDeviceSetsItsAliasAndTagsOnlyWhenItsAppAllowsIt() async throws {
+        try await RelayHarness.with(rateLimits: Self.generous) { relay in
+            let app = try await ClientApp.make(relay)
+            let other = try await ClientApp.make(relay)
+            let mine = try await app.registered()
+            let theirs = try await other.registered()
+            let labels: [String: Any] = ["alias": "alice", "tags": ["add": ["vip"]]]
+            let shown = try await relay.request("GET", "/admin/v1/apps/\(app.device.key)")
+            #expect(shown.json["client_may_set_alias"] as? Bool == false)
+            let refused = try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret), json: labels)
+            #expect(refused.status == 400 && refused.errorCode == 7002)
+            #expect(refused.errorMessage?.contains("client_may_set_alias") == true)
+
+            let on = try await relay.request("PUT", "/admin/v1/apps/\(app.device.key)/client-settings", json: ["client_may_set_alias": true])
+            #expect(on.status == 200)
+            #expect(on.json["client_may_set_alias"] as? Bool == true)
+            #expect(try await relay.request("GET", "/admin/v1/apps/\(app.device.key)").json["client_may_set_alias"] as? Bool == true)
+            let set = try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret), json: labels)
+            #expect(set.status == 200)
+            let info = try await app.device.info(mine.rid)
+            #expect(info.alias == "alice" && info.tags == ["vip"])
+            // With a token change in the same call; the rules of POST /v3/devices/{rid}.
+            let both = try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret),
+                                               json: ["environment": "production", "alias": "", "tags": ["add": ["a"], "remove": ["vip"]]])
+            #expect(both.status == 200)
+            let after = try await app.device.info(mine.rid)
+            #expect(after.alias == nil && after.tags == ["a"])
+            for bad in [["alias": 7], ["tags": ["add": ["x"], "remove": ["x"]]], ["mobile": "123"], ["badge": 1]] as [[String: Any]] {
+                let reply = try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret), json: bad)
+                #expect(reply.status == 400 && reply.errorCode == 7002, "\(bad)")
+            }
+            // A registration still may not, and another app's devices still may not.
+            let registering = try await relay.request("POST", "/client/v1/devices", auth: .bearer(app.clientKey),
+                                                      json: ["platform": "ios", "token": DeviceClient.randomToken(), "environment": "sandbox", "alias": "x"])
+            #expect(registering.status == 400)
+            #expect(try await relay.request("PATCH", "/client/v1/devices/\(theirs.rid)", auth: .bearer(theirs.secret), json: labels).status == 400)
+
+            let off = try await relay.request("PUT", "/admin/v1/apps/\(app.device.key)/client-settings", json: ["client_may_set_alias": false])
+            #expect(off.json["client_may_set_alias"] as? Bool == false)
+            #expect(try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret), json: labels).status == 400)
+            for bad in [[:], ["client_may_set_alias": "yes"], ["client_may_set_alias": true, "other": 1]] as [[String: Any]] {
+                #expect(try await relay.request("PUT", "/admin/v1/apps/\(app.device.key)/client-settings", json: bad).status == 400, "\(bad)")
+            }
+            let unknown = try await relay.request("PUT", "/admin/v1/apps/000000000000000000000000/client-settings", json: ["client_may_set_alias": true])
+            #expect(unknown.status == 404)
+        }
+    }
+
     @Test func registrationsAreLimitedPerKey() async throws {
         let limits = RateLimitSettings(clientRegistrationsPerMinutePerKey: 3, clientRegistrationsPerMinutePerAddress: 1000)
         try await RelayHarness.with(rateLimits: limits, tune: AuthenticationLimitTests.midMinute) { relay in

@@ -51,8 +51,11 @@ struct ClientDeviceRoutes: Sendable {
                 try await devices.register(appID: device.appID, VoIPRegistration(registrationID: rid, token: token))
                 return emptySuccess
             }
-            let change = try ClientDeviceChange(body, platform: device.platform)
-            try await keys.change(device, change)
+            let change = try ClientDeviceChange(body, platform: device.platform, maySetLabels: device.maySetLabels)
+            if change.changesRegistration { try await keys.change(device, change) }
+            if let labels = change.labels {
+                guard try await devices.update(appID: device.appID, rid: rid, labels) else { throw DeviceRepository.unknownRegistrationID(rid) }
+            }
             return emptySuccess
         })
 

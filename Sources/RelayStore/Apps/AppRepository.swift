@@ -7,6 +7,8 @@ public struct AppRecord: Sendable, Equatable {
     public var name: String
     public var createdAt: String
     public var secretRotatedAt: String
+    /// Its devices may set their own alias and tags (`PATCH /client/v1/devices/{rid}`).
+    public var clientMaySetAlias: Bool
 }
 
 /// The `apps` table.
@@ -19,7 +21,8 @@ public struct AppRepository: Sendable {
 
     private static func record(_ row: PostgresRow) throws -> AppRecord {
         AppRecord(appKey: try row.string("app_key"), name: try row.string("name"),
-                  createdAt: try row.string("created_at"), secretRotatedAt: try row.string("secret_rotated_at"))
+                  createdAt: try row.string("created_at"), secretRotatedAt: try row.string("secret_rotated_at"),
+                  clientMaySetAlias: try row.bool("client_may_set_alias"))
     }
 
     public func create(appKey: String, name: String, secretHash: String) async throws -> AppRecord {
@@ -46,6 +49,11 @@ public struct AppRepository: Sendable {
                 return try connection.preparedQuery(AppStatements.delete, [appKey]).affectedRows == 1
             }
         }
+    }
+
+    /// Nil when the app does not exist.
+    public func setClientMaySetAlias(appKey: String, _ allowed: Bool) async throws -> AppRecord? {
+        try await pool.preparedQuery(AppStatements.setClientMaySetAlias, [appKey, allowed]).first.map(Self.record)
     }
 
     public func replaceSecretHash(appKey: String, secretHash: String) async throws -> AppRecord? {

@@ -1,34 +1,50 @@
 import RelayCore
 
 /// A validated `PATCH /client/v1/devices/{registration_id}` body: the device's new token or
-/// environment, checked by the same rules as a registration's, for the device's platform.
+/// environment, checked by the same rules as a registration's, for the device's platform;
+/// and its alias and tags, when its app lets devices set them (`client_may_set_alias`).
 public struct ClientDeviceChange: Sendable, Equatable {
+    static let labelKeys: Set<String> = ["alias", "tags"]
+
     /// nil keeps the token.
     public var token: DeviceToken?
     /// nil keeps the environment (always, for Android: FCM has none).
     public var environment: DeviceEnvironment?
+    /// The alias and tags to change, by `POST /v3/devices/{registration_id}`'s rules; nil
+    /// keeps them.
+    public var labels: DeviceUpdate?
 
-    public init(token: DeviceToken?, environment: DeviceEnvironment?) {
+    public init(token: DeviceToken?, environment: DeviceEnvironment?, labels: DeviceUpdate? = nil) {
         self.token = token
         self.environment = environment
+        self.labels = labels
     }
 
+    /// - Parameter maySetLabels: the app lets its devices set their own alias and tags.
     /// - Throws: `JPushError` for the JSON's shape, `DeviceFieldError` for a refused value.
-    public init(_ body: JSONObjectReader, platform: DevicePlatform) throws {
-        try Self.refuseLabels(body)
-        try body.rejectUnknownKeys(allowed: ["token", "environment"])
+    public init(_ body: JSONObjectReader, platform: DevicePlatform, maySetLabels: Bool = false) throws {
+        if !maySetLabels { try Self.refuseLabels(body) }
+        try body.rejectUnknownKeys(allowed: maySetLabels ? Self.labelKeys.union(["token", "environment"]) : ["token", "environment"])
         let token = try body.optionalString("token")
         let environment = try body.optionalString("environment")
-        guard token != nil || environment != nil else { throw DeviceFieldError("give token, environment or both") }
+        let labelFields = body.fields.filter { Self.labelKeys.contains($0.key) && $0.value != .null }
+        labels = labelFields.isEmpty ? nil : try DeviceUpdate(try JSONObjectReader(.object(labelFields), path: ""))
+        guard token != nil || environment != nil || labels != nil else {
+            throw DeviceFieldError(maySetLabels ? "give token, environment, alias or tags" : "give token, environment or both")
+        }
         self.token = try token.map { raw throws(DeviceFieldError) in try DeviceToken(parsing: raw, platform: platform) }
         self.environment = try environment.flatMap { raw throws(DeviceFieldError) in try DeviceRegistration.environment(platform, given: raw) }
     }
 
-    /// A device may not set its alias or tags (an alias set from a phone would let anyone
-    /// claim another user's alias): the app's backend sets them.
+    /// Whether the token or the environment changes.
+    public var changesRegistration: Bool { token != nil || environment != nil }
+
+    /// A device may not set its alias or tags unless its app allows it (an alias set from a
+    /// phone would let anyone claim another user's alias): the app's backend sets them.
     public static func refuseLabels(_ body: JSONObjectReader) throws(DeviceFieldError) {
         if let field = ["alias", "tags"].first(where: body.has) {
-            throw DeviceFieldError("\(field) cannot be set from a device; the app's backend sets it with POST /v3/devices/{registration_id}")
+            throw DeviceFieldError(
+                "\(field) cannot be set from a device unless the app allows it (client_may_set_alias); the app's backend sets it with POST /v3/devices/{registration_id}")
         }
     }
 }

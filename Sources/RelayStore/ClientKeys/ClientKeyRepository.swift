@@ -25,6 +25,8 @@ public struct DeviceSecretCredential: Sendable, Equatable {
     public var appID: Int64
     public var platform: DevicePlatform
     public var secretHash: String
+    /// The app lets its devices set their own alias and tags (`client_may_set_alias`).
+    public var maySetLabels: Bool
 }
 
 /// The `client_keys` and `device_secrets` tables (`ClientKeyStatements`).
@@ -74,7 +76,8 @@ public struct ClientKeyRepository: Sendable {
         guard let uuid = RegistrationID.uuid(rid),
               let row = try await pool.preparedQuery(ClientKeyStatements.deviceSecret, [uuid]).first else { return nil }
         return DeviceSecretCredential(deviceID: Int64(try row.int("id")), appID: Int64(try row.int("app_id")),
-                                      platform: try DevicePlatform(parsing: try row.string("platform")), secretHash: try row.string("secret_hash"))
+                                      platform: try DevicePlatform(parsing: try row.string("platform")), secretHash: try row.string("secret_hash"),
+                                      maySetLabels: try row.bool("client_may_set_alias"))
     }
 
     /// Changes the device's token or environment (`ClientKeyStatements.changeDevice`).

@@ -5,7 +5,10 @@ import PostgresStore
 /// nodes behind PgBouncer in transaction mode still authenticate.
 enum AppStatements {
     /// What an `AppRecord` reads.
-    private static let columns = "app_key, name, \(isoTimestampSQL("created_at")) AS created_at, \(isoTimestampSQL("secret_rotated_at")) AS secret_rotated_at"
+    private static let columns = """
+        app_key, name, \(isoTimestampSQL("created_at")) AS created_at, \(isoTimestampSQL("secret_rotated_at")) AS secret_rotated_at,
+        client_may_set_alias
+        """
 
     /// $2 name, $3 the secret's hash.
     static let create = SQLStatement("pushrelay_app_create",
@@ -21,6 +24,10 @@ enum AppStatements {
     /// $2 the new secret's hash.
     static let replaceSecretHash = SQLStatement("pushrelay_app_replace_secret",
         "UPDATE apps SET secret_hash = $2, secret_rotated_at = now() WHERE app_key = $1 RETURNING \(columns)")
+
+    /// $2: whether the app's devices may set their own alias and tags.
+    static let setClientMaySetAlias = SQLStatement("pushrelay_app_set_client_may_set_alias",
+        "UPDATE apps SET client_may_set_alias = $2 WHERE app_key = $1 RETURNING \(columns)")
 
     // Deleting an app, in one transaction: its messages' deliveries, delivery spans and
     // receipts first (they carry no foreign key, migrations 0021, 0023 and 0044), then the
@@ -43,5 +50,5 @@ enum AppStatements {
 
     static let delete = SQLStatement("pushrelay_app_delete", "DELETE FROM apps WHERE app_key = $1")
 
-    static let all = [create, list, find, id, replaceSecretHash, deleteDeliveries, deleteSpans, deleteReceipts, delete]
+    static let all = [create, list, find, id, replaceSecretHash, setClientMaySetAlias, deleteDeliveries, deleteSpans, deleteReceipts, delete]
 }

@@ -53,10 +53,11 @@ enum ClientKeyStatements {
         RETURNING s.device_id
         """)
 
-    /// A device with a secret, by registration id ($1; unique over every app).
+    /// A device with a secret, by registration id ($1; unique over every app), and whether
+    /// its app lets it set its own alias and tags.
     static let deviceSecret = SQLStatement("pushrelay_device_secret_find", """
-        SELECT d.id, d.app_id, d.platform, s.secret_hash
-        FROM devices d JOIN device_secrets s ON s.app_id = d.app_id AND s.device_id = d.id
+        SELECT d.id, d.app_id, d.platform, s.secret_hash, a.client_may_set_alias
+        FROM devices d JOIN device_secrets s ON s.app_id = d.app_id AND s.device_id = d.id JOIN apps a ON a.id = d.app_id
         WHERE d.registration_id = $1::uuid
         """)
 
