@@ -107,12 +107,14 @@ public struct IOSNotification: Sendable, Encodable, Equatable {
     public var category: String?
     public var threadID: String?
     public var interruptionLevel: InterruptionLevel?
+    /// APNs' push type; nil lets the relay choose alert or background from the content.
+    public var pushType: PushType?
     /// Keys set beside `aps` in the APNs payload; the app's router reads its route here.
     public var extras: [String: JSONValue]?
 
     public init(alert: Alert? = nil, sound: Sound? = nil, badge: Badge? = nil, contentAvailable: Bool? = nil,
                 mutableContent: Bool? = nil, category: String? = nil, threadID: String? = nil,
-                interruptionLevel: InterruptionLevel? = nil, extras: [String: JSONValue]? = nil) {
+                interruptionLevel: InterruptionLevel? = nil, pushType: PushType? = nil, extras: [String: JSONValue]? = nil) {
         self.alert = alert
         self.sound = sound
         self.badge = badge
@@ -121,12 +123,13 @@ public struct IOSNotification: Sendable, Encodable, Equatable {
         self.category = category
         self.threadID = threadID
         self.interruptionLevel = interruptionLevel
+        self.pushType = pushType
         self.extras = extras
     }
 
     private enum Keys: String, CodingKey {
         case alert, sound, badge, contentAvailable = "content-available", mutableContent = "mutable-content", category
-        case threadID = "thread-id", interruptionLevel = "interruption-level", extras
+        case threadID = "thread-id", interruptionLevel = "interruption-level", pushType = "push_type", extras
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -139,6 +142,7 @@ public struct IOSNotification: Sendable, Encodable, Equatable {
         try container.encodeIfPresent(category, forKey: .category)
         try container.encodeIfPresent(threadID, forKey: .threadID)
         try container.encodeIfPresent(interruptionLevel, forKey: .interruptionLevel)
+        try container.encodeIfPresent(pushType, forKey: .pushType)
         try container.encodeIfPresent(extras, forKey: .extras)
     }
 
@@ -205,6 +209,12 @@ public struct IOSNotification: Sendable, Encodable, Equatable {
     public enum InterruptionLevel: String, Sendable, Encodable, Equatable {
         case passive, active, timeSensitive = "time-sensitive", critical
     }
+
+    /// APNs' `apns-push-type` (docs/apns.md, "Push types"): each but alert and background goes
+    /// to its own topic and device tokens (VoIP, location, …).
+    public enum PushType: String, Sendable, Encodable, Equatable {
+        case alert, background, voip, location, complication, fileprovider, pushtotalk
+    }
 }
 
 /// `message`: JPush's in-app channel, delivered to iOS as a background push.
@@ -237,20 +247,23 @@ public struct PushOptions: Sendable, Encodable, Equatable {
     public var overrideMsgID: String?
     /// Minutes over which a broadcast is spread.
     public var bigPushDuration: Int?
+    /// APNs' priority, 10 (now), 5 (power-considerate) or 1 (lowest), where the push type allows it.
+    public var apnsPriority: Int?
 
     public init(sendno: Int? = nil, timeToLive: Int? = nil, apnsProduction: Bool? = nil, apnsCollapseID: String? = nil,
-                overrideMsgID: String? = nil, bigPushDuration: Int? = nil) {
+                overrideMsgID: String? = nil, bigPushDuration: Int? = nil, apnsPriority: Int? = nil) {
         self.sendno = sendno
         self.timeToLive = timeToLive
         self.apnsProduction = apnsProduction
         self.apnsCollapseID = apnsCollapseID
         self.overrideMsgID = overrideMsgID
         self.bigPushDuration = bigPushDuration
+        self.apnsPriority = apnsPriority
     }
 
     private enum CodingKeys: String, CodingKey {
         case sendno, timeToLive = "time_to_live", apnsProduction = "apns_production", apnsCollapseID = "apns_collapse_id"
-        case overrideMsgID = "override_msg_id", bigPushDuration = "big_push_duration"
+        case overrideMsgID = "override_msg_id", bigPushDuration = "big_push_duration", apnsPriority = "apns_priority"
     }
 }
 

@@ -104,6 +104,20 @@ import Testing
         }
     }
 
+    @Test func aBackgroundPushGoesWithItsTypeAndPriority() async throws {
+        try await LiveRelay.with { relay in
+            let backend = try await relay.makeApp()
+            let hex = DeviceToken(Self.randomToken()).hex
+            let rid = try await backend.registerDevice(token: hex, environment: .production)
+            _ = try await backend.push(Push(audience: .registrationIDs(rid),
+                                            notification: PushNotification(ios: IOSNotification(contentAvailable: true, pushType: .background)),
+                                            options: PushOptions(apnsPriority: 5)))
+            let delivery = try await poll("the delivery") { relay.simulator.deliveries(token: hex).first }
+            #expect(delivery.pushType == "background")
+            #expect(delivery.priority == "5")
+        }
+    }
+
     @Test func badCredentialsAndBadInputAreTypedErrors() async throws {
         try await LiveRelay.with { relay in
             let backend = try await relay.makeApp()

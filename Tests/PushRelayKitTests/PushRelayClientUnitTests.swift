@@ -20,9 +20,10 @@ import Testing
             notification: PushNotification(alert: "fallback", ios: IOSNotification(
                 alert: .rich(title: "Trade filled", subtitle: nil, body: "100 AAPL @ 190"), sound: .critical(name: "ping.caf", volume: 0.5),
                 badge: .add(1), contentAvailable: true, mutableContent: true, category: "TRADE", threadID: "trades",
-                interruptionLevel: .timeSensitive, extras: ["route": "trade", "id": "T-42", "qty": 100])),
+                interruptionLevel: .timeSensitive, pushType: .alert, extras: ["route": "trade", "id": "T-42", "qty": 100])),
             message: PushMessage(content: "sync", title: "t", contentType: "text", extras: ["k": true]),
-            options: PushOptions(sendno: 7, timeToLive: 60, apnsProduction: false, apnsCollapseID: "c1", overrideMsgID: "9", bigPushDuration: 5),
+            options: PushOptions(sendno: 7, timeToLive: 60, apnsProduction: false, apnsCollapseID: "c1", overrideMsgID: "9", bigPushDuration: 5,
+                                 apnsPriority: 5),
             cid: "my-cid")
         let result = try await client(transport).push(push)
         #expect(result.msgID == "123" && result.sendno == "0")
@@ -40,13 +41,13 @@ import Testing
                     "alert": ["title": "Trade filled", "body": "100 AAPL @ 190"],
                     "sound": ["critical": 1, "name": "ping.caf", "volume": 0.5],
                     "badge": "+1", "content-available": true, "mutable-content": true, "category": "TRADE",
-                    "thread-id": "trades", "interruption-level": "time-sensitive",
+                    "thread-id": "trades", "interruption-level": "time-sensitive", "push_type": "alert",
                     "extras": ["route": "trade", "id": "T-42", "qty": 100],
                 ],
             ],
             "message": ["msg_content": "sync", "title": "t", "content_type": "text", "extras": ["k": true]],
             "options": ["sendno": 7, "time_to_live": 60, "apns_production": false, "apns_collapse_id": "c1",
-                        "override_msg_id": "9", "big_push_duration": 5],
+                        "override_msg_id": "9", "big_push_duration": 5, "apns_priority": 5],
             "cid": "my-cid",
         ]
         #expect(NSDictionary(dictionary: sent.json) == NSDictionary(dictionary: expected))
