@@ -50,4 +50,45 @@ import Testing
             await #expect(throws: PushRelayError.self) { _ = try await intruder.push(alert) }
         }
     }
+
+    @Test func receiptsFromTheExtensionAndATapReachTheReports() async throws {
+        try await LiveRelay.with { relay in
+            let backend = try await relay.makeApp()
+            let client = PushRelayDeviceClient(baseURL: relay.baseURL, clientKey: try await relay.makeClientKey(backend))
+            let registration = ClientKeyRegistration(client: client, store: InMemoryCredentialStore())
+            let hex = DeviceToken(EndToEndTests.randomToken()).hex
+            let rid = try await registration.register(token: hex, environment: .production, alias: nil, tags: [])
+            let push = Push(audience: .registrationIDs(rid), notification: PushNotification(ios: IOSNotification(
+                alert: "Trade filled", mutableContent: true, extras: ["route": "trade"])))
+            let result = try await backend.push(push)
+            let delivery = try await poll("the delivery") { relay.simulator.deliveries(token: hex).first }
+
+            // The extension and the app: two processes, one queue file.
+            let queue = FileManager.default.temporaryDirectory.appendingPathComponent("receipts-\(UUID().uuidString).json")
+            defer {
+                try? FileManager.default.removeItem(at: queue)
+                try? FileManager.default.removeItem(atPath: queue.path + ".lock")
+            }
+            let nse = PushRelayReceipts(registration: registration, store: FileReceiptQueueStore(url: queue))
+            #expect(await nse.didReceive(delivery.json) == .sent, "userInfo is the payload APNs delivered")
+            let app = PushRelayReceipts(registration: registration, store: FileReceiptQueueStore(url: queue))
+            let router = NotificationRouter<String>()
+            router.route("trade", to: "TradeDetail")
+            router.reportOpens(to: app)
+            router.handleTap(try NotificationPayload(json: Data(delivery.payload)))
+
+            let report = try await poll("received in the report") {
+                try await backend.received(msgIDs: [result.msgID]).first.flatMap { $0.iosApnsReceived == 1 ? $0 : nil }
+            }
+            #expect(report.iosApnsSent == 1)
+            try await poll("the click in the details") { () async throws -> Bool? in
+                guard case .array(let details) = try await backend.messageDetails(msgIDs: [result.msgID]),
+                      let apns = details.first?["details"]?["notification"]?["sub_ios"]?["apns"] else { return nil }
+                return apns["click"] == .int(1) ? true : nil
+            }
+            // Reported again (the extension ran twice): counted once.
+            #expect(await nse.report(.received, msgID: result.msgID) == .sent)
+            #expect(try await backend.received(msgIDs: [result.msgID]).first?.iosApnsReceived == 1)
+        }
+    }
 }
