@@ -2,11 +2,11 @@ import Synchronization
 
 /// A counting semaphore for tasks: at most `limit` slots held; further acquisitions suspend
 /// in FIFO order until holders release. The limit moves with the APNs side's window
-/// (`resize(by:)`).
+/// (`resize(by:)`). Webhook posts are bounded by one too.
 ///
 /// A batch takes many slots at once (`acquire(upTo:atLeast:)`) and waits until a good
 /// number are free, so a large send is handed over in chunks rather than slot by slot.
-final class AsyncLimiter: Sendable {
+public final class AsyncLimiter: Sendable {
     private struct Waiter {
         var minimum: Int
         var maximum: Int
@@ -34,7 +34,7 @@ final class AsyncLimiter: Sendable {
 
     private let state: Mutex<State>
 
-    init(limit: Int) {
+    public init(limit: Int) {
         state = Mutex(State(limit: limit, available: limit))
     }
 
@@ -47,7 +47,7 @@ final class AsyncLimiter: Sendable {
     /// Acquisitions waiting now.
     var waiting: Int { state.withLock { $0.waiters.count } }
 
-    func acquire() async {
+    public func acquire() async {
         _ = await acquire(upTo: 1, atLeast: 1)
     }
 
@@ -66,7 +66,7 @@ final class AsyncLimiter: Sendable {
         }
     }
 
-    func release(_ count: Int = 1) {
+    public func release(_ count: Int = 1) {
         adjust(available: count, inUse: -count, limit: 0)
     }
 

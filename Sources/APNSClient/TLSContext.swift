@@ -3,15 +3,16 @@ import Foundation
 import Synchronization
 
 /// The OpenSSL client context APNs connections are made from (with token auth, every
-/// client of the process with the same CA file shares one: `APNSClientResources`).
+/// client of the process with the same CA file shares one: `APNSClientResources`), and
+/// webhooks' HTTPS connections (ALPN `http/1.1`, no client certificate).
 ///
-/// TLS 1.2 or later, ALPN `h2`, the peer verified against the system CAs plus an optional
+/// TLS 1.2 or later, ALPN `h2` by default, the peer verified against the system CAs plus an optional
 /// extra CA file, and for certificate auth the client certificate and key. The last session
 /// ticket of each server is kept and offered by the next connection to it, so a reconnect
 /// (after an idle close) resumes the session instead of a full handshake.
 /// Thread rule: configured once in `init`; afterwards only `SSL_new` reads it, which
 /// OpenSSL allows from any thread; the kept sessions are behind a lock.
-final class TLSContext: @unchecked Sendable {
+public final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
     /// A server's last resumable session, one per `host:port`, alive as long as the context.
     final class SessionSlot: Sendable {
@@ -25,14 +26,15 @@ final class TLSContext: @unchecked Sendable {
     /// Where a connection's `SSL` points to its server's slot, for the new-session callback.
     private static let slotIndex = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_SSL, 0, nil, nil, nil, nil)
 
-    init(caFile: String?, clientCertificatePEM: String?, clientKeyPEM: String?) throws {
+    /// - Parameter alpn: the protocols offered, most wanted first.
+    public init(caFile: String?, clientCertificatePEM: String?, clientKeyPEM: String?, alpn: [String] = ["h2"]) throws {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw APNSCredentialError.badCertificate("cannot create a TLS context")
         }
         self.context = context
         CSystem_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
-        let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
-        guard SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) == 0 else {
+        let wire = alpn.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+        guard SSL_CTX_set_alpn_protos(context, wire, UInt32(wire.count)) == 0 else {
             throw APNSCredentialError.badCertificate("cannot set ALPN")
         }
         SSL_CTX_set1_cert_store(context, try TrustStore.shared(caFile: caFile).store)
@@ -58,7 +60,7 @@ final class TLSContext: @unchecked Sendable {
 
     /// A new `SSL` for `host`: SNI for names, the peer checked against the name or IP, and
     /// the server's last session offered for resumption.
-    func makeSSL(host: String, port: Int) -> OpaquePointer? {
+    public func makeSSL(host: String, port: Int) -> OpaquePointer? {
         guard let ssl = SSL_new(context) else { return nil }
         let slot = slots.withLock { slots in
             if let slot = slots["\(host):\(port)"] { return slot }

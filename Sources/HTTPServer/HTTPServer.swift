@@ -43,7 +43,9 @@ public final class HTTPServer: Sendable {
             guard case .idle = state else { throw .alreadyStarted }
             if case .failure(let error)? = context.tls { throw error }
             let configuration = context.configuration
-            var address = try SocketAddress(host: configuration.host, port: configuration.port)
+            guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
+                throw .invalidAddress(configuration.host)
+            }
             if configuration.port != 0, address.isInUse() {
                 throw .addressInUse(host: configuration.host, port: configuration.port)
             }
@@ -59,7 +61,7 @@ public final class HTTPServer: Sendable {
                         // Every further listener binds the port the kernel picked for the first.
                         guard let bound else { throw .setupFailed("getsockname") }
                         port = bound
-                        address = try SocketAddress(host: configuration.host, port: port)
+                        address = SocketAddress(host: configuration.host, port: port) ?? address
                     }
                 }
             } catch {

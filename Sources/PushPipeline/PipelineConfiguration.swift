@@ -102,16 +102,10 @@ public struct PipelineConfiguration: Sendable, Equatable {
         configuration.productionURL = relay.apnsProductionURL
         configuration.sandboxURL = relay.apnsSandboxURL
         configuration.caFile = relay.apnsCAFile
-        func value(_ name: String) -> String? {
-            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
-            return raw
-        }
+        let settings = EnvironmentSettings(environment)
+        func value(_ name: String) -> String? { settings.value(name) }
         func number(_ name: String, in range: ClosedRange<Int>) throws(Error) -> Int? {
-            guard let raw = value(name) else { return nil }
-            guard let number = Int(raw), range.contains(number) else {
-                throw Error(description: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(raw)\"")
-            }
-            return number
+            do { return try settings.number(name, in: range) } catch { throw Error(description: error.description) }
         }
         if let slots = try number("PUSHRELAY_WORKER_SLOTS", in: 1...256) {
             configuration.slots = slots

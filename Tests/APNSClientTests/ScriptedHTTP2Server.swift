@@ -1,6 +1,7 @@
 import CSystem
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A small HTTP/2 + TLS server on 127.0.0.1 that answers each request as the test says:
 /// respond, refuse the stream, send GOAWAY, drop the connection, or never answer.
@@ -73,19 +74,9 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
         self.handler = handler
         self.maxConcurrentStreams = maxConcurrentStreams
 
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let (listener, port) = LoopbackListener.open() else { throw TestFailure("cannot listen") }
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        } && listen(listener, 64) == 0
-        guard listening else { throw TestFailure("cannot listen") }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread { [self] in acceptLoop() }.start()
     }
 

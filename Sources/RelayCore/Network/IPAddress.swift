@@ -21,6 +21,15 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Nil unless `bytes` holds 4 or 16 bytes in network order, as a `sockaddr_in(6)` does.
+    public init?(networkBytes bytes: some Collection<UInt8>) {
+        switch bytes.count {
+        case 4: self.bytes = Array(bytes)
+        case 16: self.bytes = bytes.prefix(12).elementsEqual(Self.mappedPrefix) ? Array(bytes.suffix(4)) : Array(bytes)
+        default: return nil
+        }
+    }
+
     /// The host of `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 address, as
     /// `X-Forwarded-For` entries, `Forwarded: for=` values and peer addresses are written.
     public init?(hostAndPort text: some StringProtocol) {
