@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "FCMClient", dependencies: [cSystem, "RelayCore", "RelayCrypto", "EventLoops", "APNSClient"]),
         // An FCM HTTP v1 look-alike (token endpoint + messages:send) on the APNs simulator's server.
         .target(name: "FCMSimulator", dependencies: ["RelayCore", "RelayCrypto", "EventLoops", "APNSClient", "APNSSimulator"]),
+        // Webhook delivery: HTTP/1.1 POSTs over TCP or TLS with an SSRF guard (only public addresses, no DNS rebinding).
+        .target(name: "WebhookClient", dependencies: [cSystem, "RelayCore", "EventLoops", "APNSClient"]),
         // What a push means: JPush push bodies validated, APNs payloads built (pure, no I/O).
         .target(name: "PushCore", dependencies: ["RelayCore"]),
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
@@ -54,7 +56,7 @@ let package = Package(
         // Services run until a graceful shutdown; a group starts them in order and stops them in reverse.
         .target(name: "ServiceLifecycle", dependencies: ["RelayCore"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
-            "RelayCore", "ServiceLifecycle", "RelayCrypto", "EventLoops", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "FCMSimulator", "PushPipeline",
+            "RelayCore", "ServiceLifecycle", "RelayCrypto", "EventLoops", "HTTPServer", "PostgresStore", "RelayAPI", "APNSClient", "APNSSimulator", "FCMSimulator", "PushPipeline", "WebhookClient",
         ]),
 
         // The Swift library for app backends and iOS apps: Foundation only, none of the relay's modules.
@@ -78,6 +80,7 @@ let package = Package(
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "EventLoops", "RelayCore", "TestSupport"]),
         .testTarget(name: "FCMClientTests", dependencies: ["FCMClient", "FCMSimulator", "APNSClient", "APNSSimulator", "RelayCrypto", "RelayCore", "TestSupport"]),
         .testTarget(name: "APNSSimulatorTests", dependencies: ["APNSSimulator", "APNSClient", "RelayCore", "TestSupport"]),
+        .testTarget(name: "WebhookClientTests", dependencies: [cSystem, "WebhookClient", "EventLoops", "RelayCore", "TestSupport"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "RelayCore"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "RelayCore"]),
         .testTarget(name: "ServiceLifecycleTests", dependencies: ["ServiceLifecycle", "RelayCore"]),

@@ -1,6 +1,7 @@
 import Foundation
 import PushPipeline
 import RelayCore
+import WebhookClient
 
 /// `pushrelay <command>`: one binary for every role.
 @main
@@ -59,7 +60,7 @@ enum PushRelay {
 
 /// The configuration variables for `pushrelay help`, names padded to the longest one (never cut).
 private var variableList: String {
-    let variables = RelayConfiguration.variables + PipelineConfiguration.variables
+    let variables = RelayConfiguration.variables + PipelineConfiguration.variables + WebhookClientConfiguration.variables
     let width = variables.map(\.name.count).max() ?? 0
     return variables.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0)) \($0.meaning)" }.joined(separator: "\n")
 }
