@@ -39,6 +39,7 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
     private let context: OpaquePointer
     private let listener: Int32
     private let handler: Handler
+    /// `sockets`: the listener until its thread closes it, and the accepted ones still open.
     private let state = Mutex<(requests: [Request], pings: Int, sockets: [Int32], connections: Int, open: Int)>(([], 0, [], 0, 0))
 
     /// - Parameters:
@@ -77,6 +78,7 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
         guard let (listener, port) = LoopbackListener.open() else { throw TestFailure("cannot listen") }
         self.listener = listener
         self.port = port
+        state.withLock { $0.sockets.append(listener) }
         Thread { [self] in acceptLoop() }.start()
     }
 
@@ -89,11 +91,18 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
     /// Connections accepted and not yet closed.
     var openConnections: Int { state.withLock { $0.open } }
 
-    /// Stops accepting and closes every connection.
+    /// Stops accepting and closes every connection. Only sockets still open are touched: a
+    /// number already closed could belong to another test's socket by now.
     func stop() {
-        let sockets = state.withLock { $0.sockets }
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        for socket in sockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        state.withLock { $0.sockets.forEach { Glibc.shutdown($0, Int32(SHUT_RDWR)) } }
+    }
+
+    /// Closes `socket` once `stop` can no longer reach it.
+    private func forget(_ socket: Int32) {
+        state.withLock { state in
+            state.sockets.removeAll { $0 == socket }
+            close(socket)
+        }
     }
 
     private func acceptLoop() {
@@ -108,11 +117,11 @@ final class ScriptedHTTP2Server: @unchecked Sendable {
             }
             Thread { [self] in
                 ServerConnection(server: self, socket: socket, number: number).serve()
-                close(socket)
+                forget(socket)
                 state.withLock { $0.open -= 1 }
             }.start()
         }
-        close(listener)
+        forget(listener)
     }
 
     /// One accepted connection; used only on its own thread.
