@@ -78,6 +78,17 @@ struct WebhookHTTPClientTests {
         try await poll { receiver.connectionsDone == 1 }
     }
 
+    @Test func aHandshakeThatNeverEndsTimesOutInTheConnectPhase() async throws {
+        // A plain TCP receiver that reads the ClientHello and says nothing.
+        let receiver = try TestReceiver(reply: .silent)
+        defer { receiver.stop() }
+        let client = try Self.client { $0.connectTimeout = .milliseconds(300) }
+        let started = ContinuousClock.now
+        #expect(await client.post(try Self.url("https://127.0.0.1:\(receiver.port)/"), body: [], headers: []) == .timedOut("connect"))
+        #expect(ContinuousClock.now - started < .seconds(5))
+        try await poll { receiver.connectionsDone == 1 }
+    }
+
     @Test func aHugeAnswerIsNotReadBeyondTheLimit() async throws {
         let receiver = try TestReceiver(reply: .endless)
         defer { receiver.stop() }
