@@ -4,8 +4,9 @@
 /// Keeps the device secret in the injected store (the Keychain, shared with the Notification
 /// Service Extension). A new token or environment moves the registration (`PATCH`) so its id,
 /// and what the backend attached to it, stay; when the relay refuses that (secret lost or
-/// renewed elsewhere, token taken), it registers anew. Alias, tags and the badge are the
-/// backend's to set: a client key may not, so `update` throws `.notAllowed`.
+/// renewed elsewhere, token taken), it registers anew. Alias and tags are the backend's to
+/// set, unless the app lets its devices set their own (`client_may_set_alias`; else the relay
+/// answers 400, code 7002); the relay's badge is always the backend's (`.notAllowed`).
 public actor ClientKeyRegistration: DeviceRegistrationService {
     /// The relay, as this device's client.
     public nonisolated let client: PushRelayDeviceClient
@@ -19,30 +20,43 @@ public actor ClientKeyRegistration: DeviceRegistrationService {
     /// What the phone holds now (read from the store: the other process may have renewed it).
     public var credentials: DeviceCredentials? { store.load() }
 
+    /// Registers (or moves) the token; an alias or tags the app set go in a second request, as
+    /// a registration never carries them.
     public func register(token: String, environment: APNsEnvironment, alias: String?, tags: [String]) async throws -> String {
-        guard alias == nil && tags.isEmpty else { throw Self.labelsRefusal }
+        let credentials = try await registration(token: token, environment: environment)
+        let labels = DeviceUpdate(addTags: tags, alias: alias)
+        if labels != DeviceUpdate() { try await client.setLabels(credentials, labels) }
+        return credentials.registrationID
+    }
+
+    private func registration(token: String, environment: APNsEnvironment) async throws(PushRelayError) -> DeviceCredentials {
         switch ClientRegistrationStep.plan(held: store.load(), token: token, environment: environment) {
         case .upToDate(let held):
-            return held.registrationID
+            return held
         case .register:
-            return try await registerAnew(token: token, environment: environment).registrationID
+            return try await registerAnew(token: token, environment: environment)
         case .update(let held, let newToken, let newEnvironment):
             do {
                 try await client.update(held, token: newToken, environment: newEnvironment)
             } catch {
                 guard ClientRegistrationStep.registersAfterFailedUpdate(error) else { throw error }
-                return try await registerAnew(token: token, environment: environment).registrationID
+                return try await registerAnew(token: token, environment: environment)
             }
             var moved = held
             moved.token = token
             moved.environment = environment
             store.save(moved)
-            return moved.registrationID
+            return moved
         }
     }
 
+    /// Changes the device's alias or tags (when its app allows it); the badge and mobile are the backend's.
     public func update(registrationID: String, _ update: DeviceUpdate) async throws {
-        throw Self.labelsRefusal
+        guard update.badge == nil && update.mobile == nil else { throw Self.backendOnly }
+        guard let held = store.load(), held.registrationID == registrationID else {
+            throw PushRelayError.notAllowed("no device secret held for registration \(registrationID)")
+        }
+        try await client.setLabels(held, update)
     }
 
     /// A new device secret for the registration held (the relay refused the one stored):
@@ -58,6 +72,6 @@ public actor ClientKeyRegistration: DeviceRegistrationService {
         return credentials
     }
 
-    private static let labelsRefusal = PushRelayError.notAllowed(
-        "a client key cannot set the alias, tags or badge: the app's backend sets them with the master secret (docs/client-keys.md)")
+    private static let backendOnly = PushRelayError.notAllowed(
+        "a device cannot set the relay's badge or mobile: the app's backend sets them with the master secret (docs/client-keys.md)")
 }

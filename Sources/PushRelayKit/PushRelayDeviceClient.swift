@@ -50,6 +50,14 @@ public struct PushRelayDeviceClient: Sendable {
         let _: RelayHTTP.Empty = try await http.send(request)
     }
 
+    /// Sets the device's own alias or tags: only when its app lets devices do so
+    /// (`client_may_set_alias`, off by default: else 400, code 7002). Mobile and badge stay the
+    /// backend's.
+    public func setLabels(_ credentials: DeviceCredentials, _ labels: DeviceUpdate) async throws(PushRelayError) {
+        let request = try http.request("PATCH", devicePath(credentials), body: labels, authorization: "Bearer \(credentials.deviceSecret)")
+        let _: RelayHTTP.Empty = try await http.send(request)
+    }
+
     /// Unregisters the device (the user signed out or turned notifications off).
     public func unregister(_ credentials: DeviceCredentials) async throws(PushRelayError) {
         let request = try http.request("DELETE", devicePath(credentials), authorization: "Bearer \(credentials.deviceSecret)")

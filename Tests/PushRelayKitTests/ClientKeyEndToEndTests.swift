@@ -45,6 +45,12 @@ import Testing
             #expect(renewed.token == DeviceToken(third).hex && renewed.deviceSecret != "lost")
             #expect(await registrar.state == .registered(registrationID: renewed.registrationID))
 
+            // The device sets its own alias only when the app allows it.
+            await #expect(throws: PushRelayError.self) { try await registrar.setAlias("user_10") }
+            try await relay.allowClientLabels(backend)
+            try await registrar.setAlias("user_10")
+            #expect(try await backend.alias("user_10") == [renewed.registrationID])
+
             // A client key registers and nothing else: the master-secret routes refuse it.
             let intruder = PushRelayClient(baseURL: relay.baseURL, appKey: backend.appKey, masterSecret: clientKey, maxAttempts: 1)
             await #expect(throws: PushRelayError.self) { _ = try await intruder.push(alert) }

@@ -114,14 +114,38 @@ import Testing
         #expect(sleeper.requested.isEmpty)
     }
 
-    @Test func aliasTagsAndBadgeAreTheBackendsToSet() async throws {
-        let transport = ScriptedTransport([Self.registered("rid1", "secret1")])
+    @Test func theBadgeIsTheBackendsAliasAndTagsTooUnlessTheAppAllows() async throws {
+        let refused = ScriptedTransport.Answer.reply(400, #"{"error":{"code":7002,"message":"alias cannot be set from a device unless the app allows it (client_may_set_alias)"}}"#)
+        let transport = ScriptedTransport([Self.registered("rid1", "secret1"), refused, Self.ok])
         let registrar = registrar(service(transport, store: InMemoryCredentialStore()))
         await registrar.didReceiveToken(tokenA)
         await #expect(throws: PushRelayError.self) { try await registrar.setAlias("user_42") }
-        await #expect(throws: PushRelayError.self) { try await registrar.resetBadge() }
-        #expect(transport.sent.count == 1, "nothing sent: the relay would refuse it")
+        #expect(transport.sent.count == 2, "the relay decides (client_may_set_alias)")
+        // The app allows it: the difference goes with the device secret.
+        try await registrar.setTags(["vip"])
+        let patch = try #require(transport.sent.last)
+        #expect(patch.method == "PATCH" && patch.headers["Authorization"] == "Bearer secret1")
+        #expect(NSDictionary(dictionary: patch.json) == NSDictionary(dictionary: ["alias": "user_42", "tags": ["add": ["vip"]]]))
+        // The relay's badge: never from the device, nothing sent.
+        do {
+            try await registrar.resetBadge()
+            Issue.record("expected notAllowed")
+        } catch {
+            guard case .notAllowed = error as? PushRelayError else { throw error }
+        }
+        #expect(transport.sent.count == 3)
         #expect(!PushRelayError.notAllowed("x").isTransient)
+    }
+
+    @Test func anAliasSetBeforeRegistrationFollowsItInASecondRequest() async throws {
+        let transport = ScriptedTransport([Self.registered("rid1", "secret1"), Self.ok])
+        let registrar = registrar(service(transport, store: InMemoryCredentialStore()))
+        try await registrar.setAlias("user_42")
+        await registrar.didReceiveToken(tokenA)
+        #expect(await registrar.state == .registered(registrationID: "rid1"))
+        #expect(transport.sent.map(\.method) == ["POST", "PATCH"])
+        #expect(transport.sent[0].json["alias"] == nil, "a registration never carries labels")
+        #expect(NSDictionary(dictionary: transport.sent[1].json) == NSDictionary(dictionary: ["alias": "user_42"]))
     }
 
     @Test func renewingTheSecretRegistersTheHeldTokenAgain() async throws {

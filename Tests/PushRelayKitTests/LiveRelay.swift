@@ -73,6 +73,11 @@ final class LiveRelay: Sendable {
         return key
     }
 
+    /// Lets the app's devices set their own alias and tags (`client_may_set_alias`).
+    func allowClientLabels(_ client: PushRelayClient) async throws {
+        _ = try await admin("PUT", "/admin/v1/apps/\(client.appKey)/client-settings", ["client_may_set_alias": true])
+    }
+
     /// A client of the same app with the wrong secret.
     func client(_ client: PushRelayClient, secret: String) -> PushRelayClient {
         PushRelayClient(baseURL: baseURL, appKey: client.appKey, masterSecret: secret, maxAttempts: 1)
