@@ -187,7 +187,7 @@ import Testing
             #expect(both.status == 200)
             let after = try await app.device.info(mine.rid)
             #expect(after.alias == nil && after.tags == ["a"])
-            for bad in [["alias": 7], ["tags": ["add": ["x"], "remove": ["x"]]], ["mobile": "123"], ["badge": 1]] as [[String: Any]] {
+            for bad in [["alias": 7], ["tags": ["add": ["x"], "remove": ["x"]]], ["mobile": "123"], ["badge": -1]] as [[String: Any]] {
                 let reply = try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret), json: bad)
                 #expect(reply.status == 400 && reply.errorCode == 7002, "\(bad)")
             }
@@ -205,6 +205,24 @@ import Testing
             }
             let unknown = try await relay.request("PUT", "/admin/v1/apps/000000000000000000000000/client-settings", json: ["client_may_set_alias": true])
             #expect(unknown.status == 404)
+        }
+    }
+
+    /// A device resets its own stored badge (what "+N" pushes count from), whatever the app's
+    /// client_may_set_alias.
+    @Test func aDeviceResetsItsOwnBadge() async throws {
+        try await RelayHarness.with(rateLimits: Self.generous) { relay in
+            let app = try await ClientApp.make(relay)
+            let mine = try await app.registered()
+            let theirs = try await app.registered()
+            try await relay.pool.query("UPDATE devices SET badge = 5")
+            let reset = try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret), json: ["badge": 0])
+            #expect(reset.status == 200)
+            let badges = try await relay.pool.query("SELECT registration_id::text AS rid, badge FROM devices WHERE registration_id IN ($1::uuid, $2::uuid)",
+                                                    [mine.rid, theirs.rid])
+            let byRID = Dictionary(uniqueKeysWithValues: try badges.map { (try $0.string("rid").replacingOccurrences(of: "-", with: ""), try $0.int("badge")) })
+            #expect(byRID[mine.rid] == 0 && byRID[theirs.rid] == 5)
+            #expect(try await relay.request("PATCH", "/client/v1/devices/\(mine.rid)", auth: .bearer(mine.secret), json: ["badge": "0"]).status == 400)
         }
     }
 

@@ -2,7 +2,8 @@ import RelayCore
 
 /// A validated `PATCH /client/v1/devices/{registration_id}` body: the device's new token or
 /// environment, checked by the same rules as a registration's, for the device's platform;
-/// and its alias and tags, when its app lets devices set them (`client_may_set_alias`).
+/// its stored badge (what `"+N"` pushes count from: the app resets it when the user has seen
+/// them); and its alias and tags, when its app lets devices set them (`client_may_set_alias`).
 public struct ClientDeviceChange: Sendable, Equatable {
     static let labelKeys: Set<String> = ["alias", "tags"]
 
@@ -10,8 +11,8 @@ public struct ClientDeviceChange: Sendable, Equatable {
     public var token: DeviceToken?
     /// nil keeps the environment (always, for Android: FCM has none).
     public var environment: DeviceEnvironment?
-    /// The alias and tags to change, by `POST /v3/devices/{registration_id}`'s rules; nil
-    /// keeps them.
+    /// The badge, alias and tags to change, by `POST /v3/devices/{registration_id}`'s rules;
+    /// nil keeps them.
     public var labels: DeviceUpdate?
 
     public init(token: DeviceToken?, environment: DeviceEnvironment?, labels: DeviceUpdate? = nil) {
@@ -24,13 +25,14 @@ public struct ClientDeviceChange: Sendable, Equatable {
     /// - Throws: `JPushError` for the JSON's shape, `DeviceFieldError` for a refused value.
     public init(_ body: JSONObjectReader, platform: DevicePlatform, maySetLabels: Bool = false) throws {
         if !maySetLabels { try Self.refuseLabels(body) }
-        try body.rejectUnknownKeys(allowed: maySetLabels ? Self.labelKeys.union(["token", "environment"]) : ["token", "environment"])
+        let registryKeys = maySetLabels ? Self.labelKeys.union(["badge"]) : ["badge"]
+        try body.rejectUnknownKeys(allowed: registryKeys.union(["token", "environment"]))
         let token = try body.optionalString("token")
         let environment = try body.optionalString("environment")
-        let labelFields = body.fields.filter { Self.labelKeys.contains($0.key) && $0.value != .null }
-        labels = labelFields.isEmpty ? nil : try DeviceUpdate(try JSONObjectReader(.object(labelFields), path: ""))
+        let registryFields = body.fields.filter { registryKeys.contains($0.key) && $0.value != .null }
+        labels = registryFields.isEmpty ? nil : try DeviceUpdate(try JSONObjectReader(.object(registryFields), path: ""))
         guard token != nil || environment != nil || labels != nil else {
-            throw DeviceFieldError(maySetLabels ? "give token, environment, alias or tags" : "give token, environment or both")
+            throw DeviceFieldError(maySetLabels ? "give token, environment, badge, alias or tags" : "give token, environment or badge")
         }
         self.token = try token.map { raw throws(DeviceFieldError) in try DeviceToken(parsing: raw, platform: platform) }
         self.environment = try environment.flatMap { raw throws(DeviceFieldError) in try DeviceRegistration.environment(platform, given: raw) }
