@@ -48,11 +48,11 @@ let package = Package(
         // Schedule triggers: when a single or periodical schedule fires (pure, injected clock).
         .target(name: "Scheduling", dependencies: ["RelayCore"]),
         // The push pipeline: messages accepted into PostgreSQL, chunks leased by workers, sent to APNs.
-        .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient", "FCMClient", "Scheduling"]),
+        .target(name: "PushPipeline", dependencies: [cSystem, "RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "APNSClient", "FCMClient", "Scheduling", "WebhookClient"]),
         // The API's store: the repositories of apps, credentials, devices, groups and schedules.
         .target(name: "RelayStore", dependencies: ["RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "PushPipeline", "Scheduling"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
-        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "RelayStore", "Scheduling"]),
+        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "RelayStore", "Scheduling", "WebhookClient"]),
         // Services run until a graceful shutdown; a group starts them in order and stops them in reverse.
         .target(name: "ServiceLifecycle", dependencies: ["RelayCore"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [
@@ -71,6 +71,7 @@ let package = Package(
         // Shared by the harnesses: the relay assembled in the test process, and an APNs simulator for it.
         .target(name: "RelayTestSupport", dependencies: [
             "TestSupport", "RelayAPI", "PushPipeline", "HTTPServer", "APNSSimulator", "APNSClient", "PostgresStore", "RelayCore", "RelayCrypto",
+            "WebhookClient", "EventLoops",
         ]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore", "TestSupport"]),
         .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops"]),
@@ -86,7 +87,7 @@ let package = Package(
         .testTarget(name: "ServiceLifecycleTests", dependencies: ["ServiceLifecycle", "RelayCore"]),
         .testTarget(name: "PushPipelineTests", dependencies: [
             "PushPipeline", "PushCore", "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto",
-            "APNSSimulator", "APNSClient", "FCMClient", "FCMSimulator", "Scheduling", "TestSupport", "RelayTestSupport",
+            "APNSSimulator", "APNSClient", "FCMClient", "FCMSimulator", "Scheduling", "TestSupport", "RelayTestSupport", "WebhookClient",
         ]),
         .testTarget(name: "RelayAPITests", dependencies: [
             "RelayAPI", "RelayStore", "HTTPServer", "PostgresStore", "RelayCore", "RelayCrypto", "TestSupport", "RelayTestSupport",

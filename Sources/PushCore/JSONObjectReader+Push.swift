@@ -23,7 +23,7 @@ extension JSONObjectReader {
     }
 
     /// An array whose every element is a string.
-    func optionalStringArray(_ key: String) throws(JPushError) -> [String]? {
+    public func optionalStringArray(_ key: String) throws(JPushError) -> [String]? {
         guard let items = try optionalArray(key) else { return nil }
         var strings: [String] = []
         for (index, item) in items.enumerated() {

@@ -62,6 +62,7 @@ public enum RelayAPI {
         AdminCredentialRoutes(context: context).register(in: &router)
         AdminFCMCredentialRoutes(context: context).register(in: &router)
         ClientKeyAdminRoutes(context: context).register(in: &router)
+        WebhookAdminRoutes(context: context).register(in: &router)
         ClientDeviceRoutes(context: context).register(in: &router)
         ClientReceiptRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)

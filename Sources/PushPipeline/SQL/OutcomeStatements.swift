@@ -1,4 +1,5 @@
 import PostgresStore
+import RelayCore
 
 /// Every statement that records chunks' outcomes, one text per variant: the writes' count,
 /// the invalidated tokens, and the write itself, by the chunks' only writers for a whole
@@ -12,13 +13,25 @@ enum OutcomeStatements {
 
     /// Marks the refused tokens dead: $1 device ids, $2 reasons, $3 APNs' timestamps (NULL:
     /// none), $4 when they were sent, $5 the app; the registry's rule keeps a token registered
-    /// again since. Returns the ids it invalidated.
+    /// again since. A `device.invalidated` webhook event per device goes to the outbox in the
+    /// same statement when the app's webhook subscribes to it (migration 0045). Returns the
+    /// ids it invalidated.
     static let invalidate = SQLStatement("pushrelay_invalidate_outcomes", """
-        UPDATE devices d SET active = false, invalidated_at = now(), invalidation_reason = v.reason,
-               apns_invalidated_at = v.since
-        FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
-        WHERE d.app_id = $5 AND d.id = v.id AND d.active AND d.registered_at < coalesce(v.since, $4::timestamptz)
-        RETURNING d.id
+        WITH invalidated AS (
+            UPDATE devices d SET active = false, invalidated_at = now(), invalidation_reason = v.reason,
+                   apns_invalidated_at = v.since
+            FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
+            WHERE d.app_id = $5 AND d.id = v.id AND d.active AND d.registered_at < coalesce(v.since, $4::timestamptz)
+            RETURNING d.id, d.registration_id, d.platform, d.token, d.alias, d.invalidation_reason
+        ), events AS (
+            INSERT INTO webhook_events (app_id, event, payload)
+            SELECT w.app_id, '\(WebhookEventType.deviceInvalidated.rawValue)', jsonb_build_object(
+                'event', '\(WebhookEventType.deviceInvalidated.rawValue)', 'registration_id', replace(i.registration_id::text, '-', ''),
+                'platform', i.platform, 'token', i.token, 'alias', i.alias, 'reason', i.invalidation_reason,
+                'invalidated_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+            FROM invalidated i JOIN webhooks w ON w.app_id = $5 AND '\(WebhookEventType.deviceInvalidated.rawValue)' = ANY (w.events)
+        )
+        SELECT id FROM invalidated
         """)
 
     /// `invalidate` for a chunk of VoIP tokens: the refused VoIP tokens are cleared, with when

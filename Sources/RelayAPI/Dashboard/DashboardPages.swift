@@ -61,7 +61,7 @@ enum DashboardPages {
     }
 
     static func app(_ app: DashboardApp, bars: [SVGChart.Bar], failures: [String: Int], messages: [MessageSummary], now: Date,
-                    csrf: String) -> String {
+                    webhook: AppWebhook? = nil, csrf: String) -> String {
         var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
         body += stat("iOS production devices", app.production) + stat("iOS sandbox devices", app.sandbox)
             + stat("Android devices", app.android)
@@ -79,6 +79,7 @@ enum DashboardPages {
         body += "</td></tr>"
         body += "</table></div>"
         body += chartCard(bars) + failuresCard(failures) + messagesCard(messages, title: "Messages")
+        if let webhook { body += webhookCard(webhook) }
         body += testPushForm(apps: [app], selected: app.key, csrf: csrf)
         return HTML.page(title: app.name, body: body, csrf: csrf)
     }
@@ -203,6 +204,27 @@ enum DashboardPages {
         card += "<table>"
         for (reason, count) in failures.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
             card += "<tr><td>\(HTML.escape(reason))</td><td class=\"n\">\(count)</td><td style=\"width:50%\"><div class=\"bar failed\"><div style=\"width:\(percent(Double(count) / Double(peak)))%\"></div></div></td></tr>"
+        }
+        return card + "</table></div>"
+    }
+
+    /// An app's webhook on its page: where events go, what waits, and the latest dead letters.
+    struct AppWebhook {
+        var metadata: WebhookMetadata
+        var deadLetters: [WebhookDelivery]
+    }
+
+    private static func webhookCard(_ webhook: AppWebhook) -> String {
+        let metadata = webhook.metadata
+        var card = "<div class=\"card\"><h2>Webhook</h2><table>"
+        card += "<tr><th>URL</th><td><code>\(HTML.escape(metadata.url))</code></td></tr>"
+        card += "<tr><th>Events</th><td>\(HTML.escape(metadata.events.joined(separator: ", ")))</td></tr>"
+        card += "<tr><th>Pending</th><td class=\"n\">\(metadata.pending)</td></tr><tr><th>Dead letters</th><td class=\"n\">\(metadata.dead)</td></tr></table>"
+        guard !webhook.deadLetters.isEmpty else { return card + "</div>" }
+        card += "<h2>Latest dead letters</h2><table><tr><th>Event</th><th>Created</th><th class=\"n\">Attempts</th><th>Last error</th></tr>"
+        for letter in webhook.deadLetters {
+            card += "<tr><td>\(HTML.escape(letter.event))</td><td>\(HTML.escape(letter.createdAt))</td><td class=\"n\">\(letter.attempts)</td>"
+            card += "<td>\(HTML.escape(letter.lastError ?? ""))</td></tr>"
         }
         return card + "</table></div>"
     }

@@ -25,6 +25,7 @@ struct DashboardRoutes: Sendable {
         let charts = DashboardCharts(reports: reports)
         let pool = context.dependencies.pool
         let apps = context.apps
+        let webhooks = WebhookRepository(pool: context.dependencies.pool, box: context.dependencies.secretBox)
         let messages = context.messages
         let context = context
 
@@ -81,8 +82,14 @@ struct DashboardRoutes: Sendable {
             let hour = try await charts.lastHour(appKey: appKey, now: now)
             let failures = try await charts.failuresLastDay(appKey: appKey, now: now)
             let recent = try await reports.messages(MessageListing(appKey: appKey, limit: 25), apps: apps)
+            var webhook: DashboardPages.AppWebhook?
+            if let metadata = try await webhooks.metadata(appKey: appKey) {
+                let dead = metadata.dead == 0 ? [] : try await webhooks.deliveries(appKey: appKey, WebhookDeliveryListing(state: .dead, limit: 10))
+                    .deliveries
+                webhook = DashboardPages.AppWebhook(metadata: metadata, deadLetters: dead)
+            }
             return Self.html(200, DashboardPages.app(app, bars: hour, failures: failures, messages: recent.messages, now: now,
-                                                     csrf: session.csrfToken(key)))
+                                                     webhook: webhook, csrf: session.csrfToken(key)))
         })
 
         router.add("GET", "/dashboard/messages/{msg_id}", loggedIn(key) { _, parameters, session in
