@@ -55,6 +55,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
     /// quiet spell); beyond them the app's chunks wait in the queue, not in slots
     /// (`RetryBudget`).
     public var retryRounds = 10
+    /// The webhook outbox's delivery worker (issue 28).
+    public var webhooks = WebhookDeliveryConfiguration()
 
     /// The defaults for a machine with `cores` cores: 2 broadcast slots a core (at least 4;
     /// with chunks of 2,000, 8 on two cores were no faster and widen the duplicate window),
@@ -92,6 +94,12 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_FCM_URL", "FCM's endpoint, https://host[:port] (default https://fcm.googleapis.com; the simulator's in development)"),
         ("PUSHRELAY_FCM_CA_FILE", "PEM CA file trusted for FCM and the service accounts' token endpoints besides the system CAs (e.g. fcm-sim's certificate)"),
         ("PUSHRELAY_RETRY_ROUNDS", "retry rounds of one app's chunks a worker starts a second; more wait in the queue, so one app's failures never hold the slots of the others (default 10)"),
+        ("PUSHRELAY_WEBHOOK_RETRY_HORIZON_SECONDS", "a webhook event is retried this long, then dead-lettered (default 86400)"),
+        ("PUSHRELAY_WEBHOOK_RETRY_BASE_MS", "the first retry of a webhook request waits about this long, doubling each time (default 10000)"),
+        ("PUSHRELAY_WEBHOOK_RETRY_CAP_SECONDS", "the longest wait between retries of a webhook request (default 3600)"),
+        ("PUSHRELAY_WEBHOOK_POLL_MS", "how often a worker looks for due webhook events (default 1000)"),
+        ("PUSHRELAY_WEBHOOK_BATCH", "the most events in one webhook request (default 100)"),
+        ("PUSHRELAY_WEBHOOK_KEEP_DELIVERED_HOURS", "delivered webhook events stay in the deliveries listing this long (default 72)"),
     ]
 
     /// - Parameters:
@@ -129,6 +137,16 @@ public struct PipelineConfiguration: Sendable, Equatable {
             }
         }
         configuration.fcmCAFile = value("PUSHRELAY_FCM_CA_FILE")
+        if let seconds = try number("PUSHRELAY_WEBHOOK_RETRY_HORIZON_SECONDS", in: 1...30 * 86_400) {
+            configuration.webhooks.retry.horizon = .seconds(seconds)
+        }
+        if let milliseconds = try number("PUSHRELAY_WEBHOOK_RETRY_BASE_MS", in: 1...3_600_000) {
+            configuration.webhooks.retry.backoff.base = .milliseconds(milliseconds)
+        }
+        if let seconds = try number("PUSHRELAY_WEBHOOK_RETRY_CAP_SECONDS", in: 1...86_400) { configuration.webhooks.retry.backoff.cap = .seconds(seconds) }
+        if let milliseconds = try number("PUSHRELAY_WEBHOOK_POLL_MS", in: 10...60_000) { configuration.webhooks.pollInterval = .milliseconds(milliseconds) }
+        if let count = try number("PUSHRELAY_WEBHOOK_BATCH", in: 1...1000) { configuration.webhooks.maxEventsPerRequest = count }
+        if let hours = try number("PUSHRELAY_WEBHOOK_KEEP_DELIVERED_HOURS", in: 1...24 * 365) { configuration.webhooks.keepDelivered = .seconds(hours * 3600) }
         return configuration
     }
 

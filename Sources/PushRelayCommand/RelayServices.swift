@@ -57,6 +57,15 @@ struct WorkerService: Service {
     }
 }
 
+/// The webhook outbox's delivery: POSTs until the shutdown, then finishes the requests in flight.
+struct WebhookDeliveryService: Service {
+    let worker: WebhookDeliveryWorker
+
+    func run() async {
+        await withGracefulShutdownHandler { await worker.run() } onGracefulShutdown: { worker.stop() }
+    }
+}
+
 /// The scheduler: fires schedules until the shutdown, then finishes the one in hand.
 struct SchedulerService: Service {
     let scheduler: Scheduler

@@ -6,6 +6,7 @@ import RelayAPI
 import RelayCore
 import RelayCrypto
 import ServiceLifecycle
+import WebhookClient
 
 /// `pushrelay serve [--role api|worker|scheduler|all]...`: migrate, run the API, a push
 /// worker and/or the scheduler as a `ServiceGroup` until SIGTERM or SIGINT, then shut down
@@ -63,9 +64,11 @@ enum ServeCommand {
             return PushRelay.fail("serve takes --role api|worker|scheduler|all, repeatable (default all), got \(arguments.joined(separator: " "))")
         }
         let pipeline: PipelineConfiguration
+        let webhookClient: WebhookClientConfiguration
         do {
             let relay = try RelayConfiguration.parse(ProcessInfo.processInfo.environment)
             pipeline = try PipelineConfiguration.parse(ProcessInfo.processInfo.environment, relay: relay)
+            webhookClient = try WebhookClientConfiguration.parse(ProcessInfo.processInfo.environment)
         } catch {
             return PushRelay.fail("\(error)")
         }
@@ -79,7 +82,7 @@ enum ServeCommand {
         EventLoopGroup.configureShared(loopCount: environment.configuration.threads)
         let services: [any Service]
         do {
-            services = try await makeServices(role, environment: environment, pipeline: pipeline)
+            services = try await makeServices(role, environment: environment, pipeline: pipeline, webhookClient: webhookClient)
         } catch {
             logger.error("start-up failed", ["error": "\(error)"])
             await environment.stop()
@@ -93,8 +96,8 @@ enum ServeCommand {
     /// Migrates, then makes what the roles run, in start order; they stop in reverse: the
     /// listener stops accepting first, and the database closes last. The listener (the API's,
     /// or without the API `/healthz`, `/readyz` and `/metrics` only) listens already.
-    private static func makeServices(_ role: Roles, environment: RelayEnvironment,
-                                     pipeline: PipelineConfiguration) async throws -> [any Service] {
+    private static func makeServices(_ role: Roles, environment: RelayEnvironment, pipeline: PipelineConfiguration,
+                                     webhookClient: WebhookClientConfiguration) async throws -> [any Service] {
         let logger = environment.logger
         let applied = try await environment.migrate()
         if !applied.isEmpty { logger.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
@@ -105,6 +108,12 @@ enum ServeCommand {
                                                   secretBox: secretBox, configuration: pipeline, logger: logger,
                                                   liveness: liveness) : nil
         if let worker { services.append(WorkerService(worker: worker)) }
+        // Worker nodes drain the webhook outbox too, with tasks and connections of its own.
+        if role.runsWorker {
+            services.append(WebhookDeliveryService(worker: WebhookDeliveryWorker(
+                pool: environment.pool, box: secretBox, poster: try WebhookHTTPClient(group: .shared, configuration: webhookClient),
+                configuration: pipeline.webhooks, logger: logger)))
+        }
         if role.runsScheduler {
             var configuration = Scheduler.Configuration()
             configuration.grace = TimeInterval(environment.configuration.scheduleGraceSeconds)

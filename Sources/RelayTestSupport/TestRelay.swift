@@ -1,4 +1,5 @@
 import APNSClient
+import EventLoops
 import Foundation
 import HTTPServer
 import PostgresStore
@@ -7,6 +8,7 @@ import RelayAPI
 import RelayCore
 import RelayCrypto
 import TestSupport
+import WebhookClient
 
 /// The relay as `serve` assembles it, in this process: a migrated database, the API on
 /// 127.0.0.1 (port 0) and, when asked, a push worker beside it that the API hands targeted
@@ -28,6 +30,8 @@ public final class TestRelay: Sendable {
         public var runsWorker = false
         /// The worker's.
         public var clock: any PipelineClock = SystemClock()
+        /// When set, a webhook delivery worker runs beside (`pipeline.webhooks` its settings).
+        public var webhookClient: WebhookClientConfiguration?
 
         public init(adminToken: String) {
             self.adminToken = adminToken
@@ -43,9 +47,11 @@ public final class TestRelay: Sendable {
     public let port: Int
     public let worker: PushWorker?
     private let workerTask: Task<Void, Never>?
+    public let webhooks: WebhookDeliveryWorker?
+    private let webhooksTask: Task<Void, Never>?
 
     private init(pool: PostgresPool, databaseURL: String, secretBox: SecretBox, router: Router, server: HTTPServer, port: Int,
-                 worker: PushWorker?, workerTask: Task<Void, Never>?) {
+                 worker: PushWorker?, workerTask: Task<Void, Never>?, webhooks: WebhookDeliveryWorker?, webhooksTask: Task<Void, Never>?) {
         self.pool = pool
         self.databaseURL = databaseURL
         self.secretBox = secretBox
@@ -54,6 +60,8 @@ public final class TestRelay: Sendable {
         self.port = port
         self.worker = worker
         self.workerTask = workerTask
+        self.webhooks = webhooks
+        self.webhooksTask = webhooksTask
     }
 
     /// - Parameter tune: changes the API's dependencies before the router is made.
@@ -81,8 +89,13 @@ public final class TestRelay: Sendable {
         let server = HTTPServer(configuration: serverConfiguration, responder: router, logger: settings.logger)
         let port = try server.start()
         let workerTask = worker.map { worker in Task { await worker.run() } }
+        let webhooks = try settings.webhookClient.map { client in
+            WebhookDeliveryWorker(pool: pool, box: box, poster: try WebhookHTTPClient(group: .shared, configuration: client),
+                                  configuration: settings.pipeline.webhooks, clock: settings.clock, logger: settings.logger)
+        }
+        let webhooksTask = webhooks.map { webhooks in Task { await webhooks.run() } }
         return TestRelay(pool: pool, databaseURL: url, secretBox: box, router: router, server: server, port: port,
-                         worker: worker, workerTask: workerTask)
+                         worker: worker, workerTask: workerTask, webhooks: webhooks, webhooksTask: webhooksTask)
     }
 
     /// Stops in `serve`'s order: the API first (no push hands a chunk to a stopped worker),
@@ -91,6 +104,8 @@ public final class TestRelay: Sendable {
         await server.shutdown()
         worker?.stop()
         await workerTask?.value
+        webhooks?.stop()
+        await webhooksTask?.value
         await pool.close()
     }
 }

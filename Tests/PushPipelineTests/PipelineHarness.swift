@@ -12,6 +12,7 @@ import RelayCore
 import RelayCrypto
 import RelayTestSupport
 import TestSupport
+import WebhookClient
 
 /// The whole relay in this process — API on 127.0.0.1 (port 0), a push worker, a fresh
 /// migrated database (a `TestRelay`, whose pool, port, secret box… it shows as its own) —
@@ -49,12 +50,14 @@ final class PipelineHarness: Sendable {
     ///   - worker: false leaves the worker out (a test starts its own, or a process).
     ///   - database: a database to use (one a test stops and starts); a fresh one when nil.
     ///   - clock: the worker's (`SkippingClock`: backoffs take no time).
+    ///   - webhooks: when set, a webhook delivery worker runs too, with this client.
     static func start(
         simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
         tune: (inout PipelineConfiguration) -> Void = { _ in },
         worker startWorker: Bool = true,
         database: String? = nil,
         clock: any PipelineClock = SystemClock(),
+        webhooks: WebhookClientConfiguration? = nil,
         logger: Logger = TestDatabase.quietLogger
     ) async throws -> PipelineHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pipeline-\(UUID().uuidString)")
@@ -76,6 +79,7 @@ final class PipelineHarness: Sendable {
         // As `serve` with every role: the API hands targeted chunks to the worker beside it.
         settings.runsWorker = startWorker
         settings.clock = clock
+        settings.webhookClient = webhooks
         let relay = try await TestRelay.start(settings)
         return PipelineHarness(relay: relay, simulator: apns.simulator, directory: directory, keyPEM: apns.keyPEM,
                                pipeline: settings.pipeline)
@@ -86,10 +90,12 @@ final class PipelineHarness: Sendable {
         simulate: (inout APNSSimulatorConfiguration) -> Void = { _ in },
         tune: (inout PipelineConfiguration) -> Void = { _ in },
         clock: any PipelineClock = SystemClock(),
+        webhooks: WebhookClientConfiguration? = nil,
         logger: Logger = TestDatabase.quietLogger,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
-        try await withStopping(try await start(simulate: simulate, tune: tune, clock: clock, logger: logger), stop: { await $0.stop() }, body)
+        try await withStopping(try await start(simulate: simulate, tune: tune, clock: clock, webhooks: webhooks, logger: logger),
+                               stop: { await $0.stop() }, body)
     }
 
     func stop() async {

@@ -18,7 +18,7 @@ import TestSupport
         + DashboardSessionStatements.all + GroupPushStatements.all + DeviceFigureStatements.all + AppRateLimitStatements.all
         + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
         + DeviceListingStatements.all + MessageListingStatements.all + DeviceImportStatements.all + RequestCountStatements.all
-        + ClientKeyStatements.all + ReceiptStatements.all
+        + ClientKeyStatements.all + ReceiptStatements.all + WebhookStatements.all + WebhookOutboxStatements.all
 
     /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.
