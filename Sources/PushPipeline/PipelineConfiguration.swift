@@ -97,6 +97,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_WEBHOOK_RETRY_HORIZON_SECONDS", "a webhook event is retried this long, then dead-lettered (default 86400)"),
         ("PUSHRELAY_WEBHOOK_RETRY_BASE_MS", "the first retry of a webhook request waits about this long, doubling each time (default 10000)"),
         ("PUSHRELAY_WEBHOOK_RETRY_CAP_SECONDS", "the longest wait between retries of a webhook request (default 3600)"),
+        ("PUSHRELAY_WEBHOOK_LEASE_SECONDS", "webhook events leased by a worker that died come due again after this; keep it above PUSHRELAY_WEBHOOK_TIMEOUT_SECONDS (default 60)"),
         ("PUSHRELAY_WEBHOOK_POLL_MS", "how often a worker looks for due webhook events (default 1000)"),
         ("PUSHRELAY_WEBHOOK_BATCH", "the most events in one webhook request (default 100)"),
         ("PUSHRELAY_WEBHOOK_KEEP_DELIVERED_HOURS", "delivered webhook events stay in the deliveries listing this long (default 72)"),
@@ -144,6 +145,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
             configuration.webhooks.retry.backoff.base = .milliseconds(milliseconds)
         }
         if let seconds = try number("PUSHRELAY_WEBHOOK_RETRY_CAP_SECONDS", in: 1...86_400) { configuration.webhooks.retry.backoff.cap = .seconds(seconds) }
+        if let seconds = try number("PUSHRELAY_WEBHOOK_LEASE_SECONDS", in: 1...3600) { configuration.webhooks.lease = .seconds(seconds) }
         if let milliseconds = try number("PUSHRELAY_WEBHOOK_POLL_MS", in: 10...60_000) { configuration.webhooks.pollInterval = .milliseconds(milliseconds) }
         if let count = try number("PUSHRELAY_WEBHOOK_BATCH", in: 1...1000) { configuration.webhooks.maxEventsPerRequest = count }
         if let hours = try number("PUSHRELAY_WEBHOOK_KEEP_DELIVERED_HOURS", in: 1...24 * 365) { configuration.webhooks.keepDelivered = .seconds(hours * 3600) }

@@ -366,12 +366,14 @@ final class ProcessGroup {
 
     /// Starts `pushrelay serve` on a fresh port and waits until it is ready.
     ///
-    /// - Parameter synchronousCommit: its sessions run with `synchronous_commit = on` (the
-    ///   test cluster's is off), so `CommitHold` can hold its commits.
-    func start(_ relay: PipelineHarness, synchronousCommit: Bool = false) async throws -> Node {
+    /// - Parameters:
+    ///   - synchronousCommit: its sessions run with `synchronous_commit = on` (the test
+    ///     cluster's is off), so `CommitHold` can hold its commits.
+    ///   - extra: variables set besides (or instead of) the harness's.
+    func start(_ relay: PipelineHarness, synchronousCommit: Bool = false, extra: [String: String] = [:]) async throws -> Node {
         let port = try TestProcess.freePort()
         let base = "http://127.0.0.1:\(port)"
-        var environment = relay.processEnvironment(port: port)
+        var environment = relay.processEnvironment(port: port).merging(extra) { $1 }
         if synchronousCommit { environment["PUSHRELAY_DATABASE_URL", default: ""] += " options='-c synchronous_commit=on'" }
         let process = try await RelayProcess.start(environment: environment, base: base)
         processes.append(process)

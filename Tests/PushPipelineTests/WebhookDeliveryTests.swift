@@ -27,8 +27,8 @@ import WebhookClient
 
     /// Sets the app's webhook; its secret.
     static func subscribe(_ relay: PipelineHarness, _ app: PipelineHarness.App, url: String,
-                          events: [String] = ["device.invalidated", "message.done"]) async throws -> String {
-        let reply = try await relay.request("PUT", "/admin/v1/apps/\(app.key)/webhook", json: ["url": url, "events": events])
+                          events: [String] = ["device.invalidated", "message.done"], base: String? = nil) async throws -> String {
+        let reply = try await relay.request("PUT", "/admin/v1/apps/\(app.key)/webhook", json: ["url": url, "events": events], base: base)
         guard reply.status == 200, let secret = reply.json["secret"] as? String else { throw HarnessError("webhook: \(reply.status) \(reply.text)") }
         return secret
     }
