@@ -74,6 +74,35 @@ import WebhookClient
         }
     }
 
+    /// A device's receipts (with its client-key secret) become `receipt` events, once each.
+    @Test func receiptsArriveAsEvents() async throws {
+        let receiver = try WebhookReceiver.start()
+        try await withStopping(receiver, stop: { await $0.stop() }) { receiver in
+            try await PipelineHarness.with(tune: Self.quick(), webhooks: Self.loopback) { relay in
+                let app = try await relay.createApp()
+                let secret = try await Self.subscribe(relay, app, url: receiver.url, events: ["receipt"])
+                let (rid, deviceSecret) = try await ClientKeyDeliveryTests.registerFromThePhone(relay, app, token: PipelineHarness.token(prefix: "c3", index: 1))
+                let msgID = try await relay.accepted(app, ["platform": "ios", "audience": ["registration_id": [rid]], "notification": ["alert": "hi"]])
+                try await relay.waitUntilFinished(msgID)
+                for _ in 0..<2 {
+                    let reply = try await relay.request("POST", "/client/v1/receipts", auth: .bearer(deviceSecret), json: [
+                        "registration_id": rid, "receipts": [["msg_id": msgID, "event": "received"], ["msg_id": msgID, "event": "opened"]],
+                    ])
+                    #expect(reply.status == 200, "\(reply.text)")
+                }
+                let events = try await poll(timeout: .seconds(30), "2 receipt events") {
+                    let events = receiver.requests.flatMap(\.events)
+                    return events.count >= 2 ? events : nil
+                }
+                #expect(receiver.requests.allSatisfy { $0.isSigned(with: secret) })
+                #expect(events.count == 2, "a repeated receipt is no new event")
+                #expect(Set(events.compactMap { $0["receipt"] as? String }) == ["received", "opened"])
+                #expect(events.allSatisfy { $0["event"] as? String == "receipt" && $0["msg_id"] as? String == String(msgID)
+                    && $0["registration_id"] as? String == rid && $0["platform"] as? String == "ios" && $0["at"] is String })
+            }
+        }
+    }
+
     @Test func aFailingReceiverIsRetriedUntilItTakesTheEvent() async throws {
         let receiver = try WebhookReceiver.start { number in number <= 2 ? 500 : 200 }
         try await withStopping(receiver, stop: { await $0.stop() }) { receiver in

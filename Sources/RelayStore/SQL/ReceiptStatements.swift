@@ -1,4 +1,5 @@
 import PostgresStore
+import RelayCore
 
 /// The statement that records a device's receipts (migration 0044), written whole here.
 enum ReceiptStatements {
@@ -11,7 +12,8 @@ enum ReceiptStatements {
     /// msg_id is unknown or another app's. Each is inserted once per (message, device,
     /// event) — a repeat, in the batch or later, is a conflict that does nothing — and only
     /// what was inserted is added to the message's counters, so the counters equal the rows.
-    /// The device's last receipt is noted on its secret's row. Answers how many were known
+    /// The device's last receipt is noted on its secret's row; a `receipt` webhook event is
+    /// written per receipt recorded when the app's webhook subscribes. Answers how many were known
     /// and how many recorded.
     static let record = SQLStatement("pushrelay_receipts_record", """
         WITH known AS (
@@ -24,7 +26,16 @@ enum ReceiptStatements {
             INSERT INTO receipts (message_id, device_id, event, at)
             SELECT message_id, $2, event, at FROM known
             ON CONFLICT DO NOTHING
-            RETURNING message_id, event
+            RETURNING message_id, event, at
+        ), events AS (
+            -- A `receipt` webhook event per receipt recorded, when the app's webhook subscribes (migration 0045).
+            INSERT INTO webhook_events (app_id, event, payload)
+            SELECT w.app_id, '\(WebhookEventType.receipt.rawValue)', jsonb_build_object(
+                'event', '\(WebhookEventType.receipt.rawValue)', 'msg_id', r.message_id::text,
+                'registration_id', \(RegistrationID.sql("d.registration_id")), 'platform', d.platform, 'receipt', r.event,
+                'at', \(isoTimestampSQL("r.at")))
+            FROM recorded r JOIN webhooks w ON w.app_id = $1 AND '\(WebhookEventType.receipt.rawValue)' = ANY (w.events)
+            JOIN devices d ON d.app_id = $1 AND d.id = $2
         ), counted AS (
             INSERT INTO message_receipt_counts AS c (message_id, received, opened, android_received, android_opened)
             SELECT message_id, count(*) FILTER (WHERE event = 'received'), count(*) FILTER (WHERE event = 'opened'),
