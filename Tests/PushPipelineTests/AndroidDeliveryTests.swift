@@ -159,7 +159,8 @@ import Testing
 
             let admin = try await relay.request("GET", "/admin/v1/messages/\(msgID)")
             let platforms = admin.json["platforms"] as? [String: [String: Int]]
-            #expect(platforms?["ios"] == ["target": 30, "sent": 30] && platforms?["android"] == ["target": 55, "sent": 50])
+            #expect(platforms?["ios"] == ["target": 30, "sent": 30, "received": 0, "opened": 0]
+                && platforms?["android"] == ["target": 55, "sent": 50, "received": 0, "opened": 0])
 
             // Dead and malformed tokens are invalidated, by FCM's reason…
             let failures = try await relay.pool.query("SELECT reason, count FROM message_failures WHERE message_id = $1 ORDER BY reason", [msgID])
