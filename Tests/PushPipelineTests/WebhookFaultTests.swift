@@ -35,6 +35,9 @@ import WebhookClient
     }
 
     /// Waits until the receiver took every event; the figures.
+    // The table's "sharing a collapse id" column: every copy of an event carries the event's
+    // id (the receiver counts duplicates by it), so a receiver that drops repeats by id acts
+    // once, as a phone shows one notification per collapse id.
     static func everyEventTaken(_ receiver: WebhookReceiver, timeout: Duration) async throws -> (events: Int, duplicates: Int) {
         try await poll(timeout: timeout, interval: .milliseconds(100), "every event taken") {
             let taken = receiver.taken
@@ -62,7 +65,7 @@ import WebhookClient
                 let pending = try await relay.pool.query("SELECT count(*) AS n FROM webhook_events WHERE state <> 'delivered'")[0].int("n")
                 #expect(pending == 0)
                 FaultReport.record("webhook receiver down \(down.components.seconds) s (503)", sent: Self.events, delivered: taken.events,
-                                   duplicates: taken.duplicates, collapsed: 0, elapsed: ContinuousClock.now - started,
+                                   duplicates: taken.duplicates, collapsed: taken.duplicates, elapsed: ContinuousClock.now - started,
                                    notes: "retried with backoff up to 1 s; \(receiver.requests.count) requests")
             }
         }
@@ -95,7 +98,7 @@ import WebhookClient
                 #expect(taken.events >= Self.events)
                 #expect(taken.duplicates == 0)
                 FaultReport.record("webhook receiver answering in \(slowness)", sent: Self.events, delivered: min(taken.events, Self.events),
-                                   duplicates: taken.duplicates, collapsed: 0, elapsed: ContinuousClock.now - started,
+                                   duplicates: taken.duplicates, collapsed: taken.duplicates, elapsed: ContinuousClock.now - started,
                                    notes: "a push beside it finished in \(pushTime)")
             }
         }
@@ -136,7 +139,7 @@ import WebhookClient
                 // What the killed node had leased: at most 16 requests of 10 events.
                 #expect(taken.duplicates <= 160, "\(taken.duplicates) duplicates")
                 FaultReport.record("webhook delivery, relay SIGKILLed", sent: Self.events, delivered: taken.events, duplicates: taken.duplicates,
-                                   collapsed: 0, elapsed: ContinuousClock.now - started, notes: "window 16 requests × 10 events; lease 2 s")
+                                   collapsed: taken.duplicates, elapsed: ContinuousClock.now - started, notes: "window 16 requests × 10 events; lease 2 s")
             }
         }
     }
