@@ -52,7 +52,7 @@ let package = Package(
         // The API's store: the repositories of apps, credentials, devices, groups and schedules.
         .target(name: "RelayStore", dependencies: ["RelayCore", "RelayCrypto", "PostgresStore", "PushCore", "PushPipeline", "Scheduling"]),
         // The REST API: admin routes, JPush v3 routes, authentication.
-        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "RelayStore", "Scheduling", "WebhookClient"]),
+        .target(name: "RelayAPI", dependencies: [cSystem, "RelayCore", "RelayCrypto", "HTTPServer", "PostgresStore", "PushCore", "PushPipeline", "RelayStore", "Scheduling", "WebhookClient", "APNSClient"]),
         // Services run until a graceful shutdown; a group starts them in order and stops them in reverse.
         .target(name: "ServiceLifecycle", dependencies: ["RelayCore"]),
         .executableTarget(name: "PushRelayCommand", dependencies: [

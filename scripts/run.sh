@@ -47,6 +47,9 @@ start_simulator FCM "$demo/fcm-simulator-cert.pem" fcm-sim --listen "$fcm_listen
 
 export PUSHRELAY_APNS_PRODUCTION_URL=${PUSHRELAY_APNS_PRODUCTION_URL:-https://$sim_listen}
 export PUSHRELAY_APNS_SANDBOX_URL=${PUSHRELAY_APNS_SANDBOX_URL:-https://$sim_listen}
+# The simulator serves APNs' channel management (Live Activity broadcast channels) too.
+export PUSHRELAY_APNS_CHANNELS_PRODUCTION_URL=${PUSHRELAY_APNS_CHANNELS_PRODUCTION_URL:-https://$sim_listen}
+export PUSHRELAY_APNS_CHANNELS_SANDBOX_URL=${PUSHRELAY_APNS_CHANNELS_SANDBOX_URL:-https://$sim_listen}
 export PUSHRELAY_APNS_CA_FILE=${PUSHRELAY_APNS_CA_FILE:-$demo/simulator-cert.pem}
 # Android devices go to the FCM simulator (the demo service account's token_uri is its own).
 export PUSHRELAY_FCM_URL=${PUSHRELAY_FCM_URL:-https://$fcm_listen}

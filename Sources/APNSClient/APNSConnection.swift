@@ -19,6 +19,7 @@ final class APNSConnection {
         var status = 0
         var apnsID: UUID?
         var retryAfter: String?
+        var channelID: String?
         var response: [UInt8] = []
         var timedOut = false
         /// The error code of an RST_STREAM the server sent for this stream.
@@ -437,6 +438,8 @@ final class APNSConnection {
             stream.apnsID = APNSID.parse(value)
         } else if name.elementsEqual("retry-after".utf8) {
             stream.retryAfter = String(decoding: value, as: UTF8.self)
+        } else if name.elementsEqual("apns-channel-id".utf8) {
+            stream.channelID = String(decoding: value, as: UTF8.self)
         }
     }
 
@@ -449,7 +452,7 @@ final class APNSConnection {
             if streamWindow < peerMaxStreams { streamWindow += 1 }
             pool.answerTimed(latency: receivedAt - stream.sentAt, status: stream.status, now: receivedAt)
             pool.answered(stream.request, on: self, response: HTTP2Response(
-                status: stream.status, apnsID: stream.apnsID, retryAfter: stream.retryAfter, body: stream.response), token: stream.token)
+                status: stream.status, apnsID: stream.apnsID, retryAfter: stream.retryAfter, channelID: stream.channelID, body: stream.response), token: stream.token)
         } else if stream.timedOut {
             pool.timedOut(stream.request)
         } else if stream.resetByServer == NGHTTP2_PROTOCOL_ERROR.rawValue {

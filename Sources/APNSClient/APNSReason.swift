@@ -11,6 +11,9 @@ public enum APNSReason: Error, Sendable, Hashable, CustomStringConvertible {
     case payloadTooLarge
     case tooManyProviderTokenUpdates, tooManyRequests
     case internalServerError, serviceUnavailable, shutdown
+    /// Broadcast channels (channel management and `/4/broadcasts`) only.
+    case featureNotEnabled, missingChannelId, badChannelId, channelNotRegistered, badRequestParams, badRequestPayload
+    case missingPushType, cannotCreateChannelConfig, topicMismatch
     case unknown(String)
 
     /// Every reason APNs documents.
@@ -25,6 +28,8 @@ public enum APNSReason: Error, Sendable, Hashable, CustomStringConvertible {
         .payloadTooLarge,
         .tooManyProviderTokenUpdates, .tooManyRequests,
         .internalServerError, .serviceUnavailable, .shutdown,
+        .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams, .badRequestPayload,
+        .missingPushType, .cannotCreateChannelConfig, .topicMismatch,
     ]
 
     private static let byName = Dictionary(uniqueKeysWithValues: known.map { ($0.description, $0) })
@@ -67,6 +72,15 @@ public enum APNSReason: Error, Sendable, Hashable, CustomStringConvertible {
         case .internalServerError: "InternalServerError"
         case .serviceUnavailable: "ServiceUnavailable"
         case .shutdown: "Shutdown"
+        case .featureNotEnabled: "FeatureNotEnabled"
+        case .missingChannelId: "MissingChannelId"
+        case .badChannelId: "BadChannelId"
+        case .channelNotRegistered: "ChannelNotRegistered"
+        case .badRequestParams: "BadRequestParams"
+        case .badRequestPayload: "BadRequestPayload"
+        case .missingPushType: "MissingPushType"
+        case .cannotCreateChannelConfig: "CannotCreateChannelConfig"
+        case .topicMismatch: "TopicMismatch"
         case let .unknown(string): string
         }
     }
@@ -75,7 +89,7 @@ public enum APNSReason: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: Int {
         switch self {
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
-             .invalidProviderToken, .missingProviderToken: 403
+             .invalidProviderToken, .missingProviderToken, .topicMismatch: 403
         case .badPath: 404
         case .methodNotAllowed: 405
         case .expiredToken, .unregistered: 410

@@ -24,7 +24,7 @@ package struct RequestHeaderBlock {
     mutating func build(_ message: some HTTP2Message, authority: [UInt8], authorization: [UInt8]?) {
         storage.removeAll(keepingCapacity: true)
         fields.removeAll(keepingCapacity: true)
-        add(":method", "POST")
+        add(":method", message.method)
         add(":scheme", "https")
         add(":authority", bytes: authority)
         message.layOutFields(&self, authorization: authorization)

@@ -12,6 +12,10 @@ public struct APNSRequest: Sendable, Equatable {
     public var expiration: String?
     public var apnsID: String?
     public var collapseID: String?
+    /// `apns-channel-id` (channel management, broadcasts).
+    public var channelID: String?
+    /// `apns-request-id` (channel management, broadcasts).
+    public var requestID: String?
     /// Set when an `apns-*` header or `authorization` came more than once.
     public var hasDuplicateHeader: Bool
     public private(set) var body: [UInt8]
@@ -25,7 +29,8 @@ public struct APNSRequest: Sendable, Equatable {
     public init(
         method: String = "POST", path: String, authorization: String? = nil, topic: String? = nil,
         pushType: String? = nil, priority: String? = nil, expiration: String? = nil,
-        apnsID: String? = nil, collapseID: String? = nil, hasDuplicateHeader: Bool = false,
+        apnsID: String? = nil, collapseID: String? = nil, channelID: String? = nil, requestID: String? = nil,
+        hasDuplicateHeader: Bool = false,
         body: [UInt8] = [], bodyLength: Int? = nil
     ) {
         self.method = method
@@ -37,6 +42,8 @@ public struct APNSRequest: Sendable, Equatable {
         self.expiration = expiration
         self.apnsID = apnsID
         self.collapseID = collapseID
+        self.channelID = channelID
+        self.requestID = requestID
         self.hasDuplicateHeader = hasDuplicateHeader
         self.body = body
         self.bodyLength = bodyLength ?? body.count
@@ -60,6 +67,8 @@ public struct APNSRequest: Sendable, Equatable {
         case .expiration: if Self.replace(&expiration, text) { hasDuplicateHeader = true }
         case .apnsID: if Self.replace(&apnsID, text) { hasDuplicateHeader = true }
         case .collapseID: if Self.replace(&collapseID, text) { hasDuplicateHeader = true }
+        case .channelID: if Self.replace(&channelID, text) { hasDuplicateHeader = true }
+        case .requestID: if Self.replace(&requestID, text) { hasDuplicateHeader = true }
         }
     }
 
@@ -87,7 +96,7 @@ public struct APNSRequest: Sendable, Equatable {
 /// The headers `APNSRequest` keeps, recognised from their bytes without making a String
 /// for every header of every request.
 enum HeaderField: CaseIterable {
-    case method, path, authorization, topic, pushType, priority, expiration, apnsID, collapseID
+    case method, path, authorization, topic, pushType, priority, expiration, apnsID, collapseID, channelID, requestID
 
     var name: StaticString {
         switch self {
@@ -100,6 +109,8 @@ enum HeaderField: CaseIterable {
         case .expiration: "apns-expiration"
         case .apnsID: "apns-id"
         case .collapseID: "apns-collapse-id"
+        case .channelID: "apns-channel-id"
+        case .requestID: "apns-request-id"
         }
     }
 

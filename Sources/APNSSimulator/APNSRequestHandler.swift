@@ -7,16 +7,21 @@ public struct APNSRequestHandler: Sendable {
     public let verifier: ProviderTokenVerifier
     public var behaviour: ScriptedBehaviour
     public let tokenKinds: TokenKinds
+    /// Broadcast channels: `/1/apps/…` and `/4/broadcasts/apps/…` (`ChannelService`).
+    let channels: ChannelService
 
-    public init(verifier: ProviderTokenVerifier, behaviour: ScriptedBehaviour, tokenKinds: TokenKinds = TokenKinds()) {
+    public init(verifier: ProviderTokenVerifier, behaviour: ScriptedBehaviour, tokenKinds: TokenKinds = TokenKinds(),
+                channels: ChannelRegistry = ChannelRegistry()) {
         self.verifier = verifier
         self.behaviour = behaviour
         self.tokenKinds = tokenKinds
+        self.channels = ChannelService(registry: channels)
     }
 
     /// What to answer, and the device token when the notification was accepted.
     public struct Decision: Sendable, Equatable {
         public var response: APNSResponse
+        /// The device token, or for a broadcast the channel id.
         public var acceptedToken: String?
     }
 
@@ -27,6 +32,13 @@ public struct APNSRequestHandler: Sendable {
     public mutating func handle(
         _ request: APNSRequest, nowMilliseconds: Int64, tokenCache: inout ProviderTokenCache
     ) -> Decision {
+        if let route = ChannelRoute(path: request.path) {
+            if let reason = verifier.check(authorization: request.authorization, now: nowMilliseconds / 1000, cache: &tokenCache) {
+                return Decision(response: APNSResponse(reason: reason))
+            }
+            let (response, channel) = channels.answer(route, request)
+            return Decision(response: response, acceptedToken: channel)
+        }
         let token: String
         switch APNSRequestValidator.deviceToken(method: request.method, path: request.path) {
         case .failure(let reason): return Decision(response: APNSResponse(reason: reason))
@@ -53,7 +65,8 @@ public struct APNSRequestHandler: Sendable {
 extension APNSRequestHandler: SimulatedService {
     package mutating func answer(_ request: APNSRequest, nowMilliseconds: Int64, tokenCache: inout ProviderTokenCache) -> SimulatorDecision {
         let decision = handle(request, nowMilliseconds: nowMilliseconds, tokenCache: &tokenCache)
-        return SimulatorDecision(response: SimulatorResponse(status: decision.response.status, body: decision.response.body),
+        return SimulatorDecision(response: SimulatorResponse(
+            status: decision.response.status, body: decision.response.body, channelID: decision.response.channelID),
                                  acceptedToken: decision.acceptedToken, rejectedReason: decision.response.reason?.description)
     }
 

@@ -15,6 +15,8 @@ public final class APNSSimulator: Sendable {
     public let configuration: APNSSimulatorConfiguration
     /// The certificate served, in PEM: clients trust this.
     public let certificatePEM: String
+    /// The broadcast channels created so far (shared by every listener).
+    public let channels: ChannelRegistry
     private let shared: SimulatorShared
     private let group: EventLoopGroup
     private let state = Mutex(State.idle)
@@ -33,8 +35,9 @@ public final class APNSSimulator: Sendable {
     /// - Parameter group: the event loops the listeners run on (the process's by default).
     public convenience init(configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared) throws {
         let verifier = try ProviderTokenVerifier(pemKeys: configuration.jwtKeys, acceptAnyToken: configuration.acceptAnyToken)
+        let channels = ChannelRegistry()
         try self.init(
-            configuration: configuration, logger: logger, group: group, serviceName: "APNs",
+            configuration: configuration, logger: logger, group: group, serviceName: "APNs", channels: channels,
             requiresToken: verifier.requiresToken,
             authDescription: verifier.acceptAnyToken ? "any" : (verifier.requiresToken ? "token" : "certificate"),
             makeService: { index in
@@ -42,7 +45,7 @@ public final class APNSSimulator: Sendable {
                     unregisteredPrefix: configuration.unregisteredPrefix, badTokenPrefix: configuration.badTokenPrefix,
                     rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503,
                     seed: configuration.seed &+ UInt64(index)),
-                    tokenKinds: TokenKinds(voipPrefix: configuration.voipTokenPrefix))
+                    tokenKinds: TokenKinds(voipPrefix: configuration.voipTokenPrefix), channels: channels)
             })
     }
 
@@ -57,7 +60,7 @@ public final class APNSSimulator: Sendable {
     ///   - controlRoutes: the control endpoint's routes besides the shared ones (`ControlRoute`).
     package init(
         configuration: APNSSimulatorConfiguration, logger: Logger, group: EventLoopGroup = .shared, serviceName: String,
-        requiresToken: Bool, authDescription: String, makeService: @escaping @Sendable (Int) -> any SimulatedService,
+        channels: ChannelRegistry = ChannelRegistry(), requiresToken: Bool, authDescription: String, makeService: @escaping @Sendable (Int) -> any SimulatedService,
         speaksHTTP1: Bool = false, controlRoutes: ControlServer.Routes? = nil
     ) throws {
         try configuration.validate()
@@ -75,6 +78,7 @@ public final class APNSSimulator: Sendable {
         self.certificatePEM = tls.certificatePEM
         self.authDescription = authDescription
         self.controlRoutes = controlRoutes
+        self.channels = channels
         shared = SimulatorShared(
             configuration: configuration, tls: tls, serviceName: serviceName, requiresToken: requiresToken,
             makeService: makeService, recorder: SimulatorRecorder(maxRecordedTokens: configuration.maxRecordedTokens),

@@ -38,8 +38,9 @@ enum ResponseHeaders {
     static let contentType = StaticBytes("content-type")
     static let json = StaticBytes("application/json")
     static let retryAfter = StaticBytes("retry-after")
+    static let channelID = StaticBytes("apns-channel-id")
     static let statusValues: [Int: StaticBytes] = Dictionary(
-        uniqueKeysWithValues: Set(APNSReason.known.map(\.status) + [200]).map { ($0, StaticBytes(String($0))) }
+        uniqueKeysWithValues: Set(APNSReason.known.map(\.status) + [200, 201, 204]).map { ($0, StaticBytes(String($0))) }
     )
 }
 

@@ -33,10 +33,13 @@ package struct SimulatorResponse: Sendable, Equatable {
     package var status: Int
     package var body: [UInt8]
     package var retryAfter: Int?
+    /// `apns-channel-id` (a channel APNs created).
+    package var channelID: String?
 
-    package init(status: Int, body: [UInt8] = [], retryAfter: Int? = nil) {
+    package init(status: Int, body: [UInt8] = [], retryAfter: Int? = nil, channelID: String? = nil) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
+        self.channelID = channelID
     }
 }

@@ -364,13 +364,15 @@ final class SimulatorConnection {
         let status = ResponseHeaders.statusValues[response.status] ?? StaticBytes(String(response.status))
         var id = apnsID
         var retryAfter = response.retryAfter.map(String.init) ?? ""
-        id.withUTF8 { idBytes in retryAfter.withUTF8 { retryAfterBytes in
+        var channelID = response.channelID ?? ""
+        id.withUTF8 { idBytes in retryAfter.withUTF8 { retryAfterBytes in channelID.withUTF8 { channelIDBytes in
             // A new apns-id with every response: never indexed, as it would only push the
             // fields that do repeat out of the client's HPACK table.
             var apnsIDHeader = ResponseHeaders.apnsID.header(value: idBytes)
             apnsIDHeader.flags |= UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
             var headers = [ResponseHeaders.status.header(value: status), apnsIDHeader]
             if !retryAfterBytes.isEmpty { headers.append(ResponseHeaders.retryAfter.header(value: retryAfterBytes)) }
+            if !channelIDBytes.isEmpty { headers.append(ResponseHeaders.channelID.header(value: channelIDBytes)) }
             if stream.responseBody.isEmpty {
                 _ = nghttp2_submit_response(session, streamID, &headers, headers.count, nil)
             } else {
@@ -378,7 +380,7 @@ final class SimulatorConnection {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: connectionReadBody)
                 _ = nghttp2_submit_response(session, streamID, &headers, headers.count, &provider)
             }
-        } }
+        } } }
     }
 
     // MARK: latency and bandwidth

@@ -157,6 +157,7 @@ enum ServeCommand {
             clientRegistrationsPerMinutePerAddress: configuration.clientRegistrationsPerMinutePerAddress)
         dependencies.trustedProxies = configuration.trustedProxies
         dependencies.metricsToken = configuration.metricsToken
+        dependencies.channelEndpoints = LiveActivityChannelEndpoints(configuration)
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.host = configuration.listenHost
         serverConfiguration.port = configuration.listenPort

@@ -40,6 +40,8 @@ public struct RelayAPIDependencies: Sendable {
     /// Where the process's worker and scheduler loops beat: a stalled one fails `/healthz`
     /// and `/readyz`. Nil: the process runs no such loop.
     public var liveness: Liveness?
+    /// APNs' endpoints for Live Activity broadcast channels (Apple's unless configured).
+    public var channelEndpoints = LiveActivityChannelEndpoints()
 
     public init(pool: PostgresPool, secretBox: SecretBox, adminToken: String, logger: Logger,
                 authCacheTTL: Duration = .seconds(60), migrations: [Migration] = EmbeddedMigrations.all) {
@@ -73,6 +75,7 @@ public enum RelayAPI {
         GroupReportRoutes(context: context).register(in: &router)
         AdminGroupRoutes(context: context).register(in: &router)
         ScheduleRoutes(context: context).register(in: &router)
+        LiveActivityChannelRoutes(context: context).register(in: &router)
         AdminReportRoutes(context: context).register(in: &router)
         MetricsRoutes(context: context).register(in: &router)
         DashboardRoutes(context: context).register(in: &router)
@@ -106,6 +109,8 @@ struct RouteContext: Sendable {
     let authenticationGate: AuthenticationGate
     /// Device registrations (`POST /v3/devices`, `POST /client/v1/devices`), batched together.
     let registrar: DeviceRegistrar
+    /// APNs clients for Live Activity broadcast channels.
+    let channelGateway: LiveActivityChannelGateway
 
     var logger: Logger { dependencies.logger }
 
@@ -125,6 +130,7 @@ struct RouteContext: Sendable {
         // and request counts of the registrations waiting (measured against the whole pool:
         // 0.68 of pgbench and a p99 of 53 ms against 0.53 and 195 ms; docs/scaling.md).
         registrar = DeviceRegistrar(repository: DeviceRepository(pool: dependencies.pool), maxInFlight: max(1, dependencies.pool.size / 4))
+        channelGateway = LiveActivityChannelGateway(endpoints: dependencies.channelEndpoints, logger: dependencies.logger)
     }
 
     /// A route under `/admin/v1`: the admin token is checked before the body runs, under the

@@ -31,6 +31,9 @@ public struct RelayConfiguration: Sendable, Equatable {
     /// The APNs endpoints, overridable for the simulator (`https://127.0.0.1:2197`).
     public var apnsProductionURL = URL(string: "https://api.push.apple.com")!
     public var apnsSandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
+    /// APNs' broadcast channel-management endpoints (Live Activity channels, iOS 18).
+    public var apnsChannelsProductionURL = URL(string: "https://api-manage-broadcast.push.apple.com:2196")!
+    public var apnsChannelsSandboxURL = URL(string: "https://api-manage-broadcast.sandbox.push.apple.com:2195")!
     /// PEM CA certificates trusted for APNs besides the system's (the simulator's certificate).
     public var apnsCAFile: String?
     /// The zone of schedule triggers that name none (`time_zone`).
@@ -82,6 +85,8 @@ public struct RelayConfiguration: Sendable, Equatable {
         ("PUSHRELAY_AUTH_CACHE_SECONDS", "how long a verified app secret skips the secret check (default 60)"),
         ("PUSHRELAY_APNS_PRODUCTION_URL", "APNs production endpoint (default https://api.push.apple.com)"),
         ("PUSHRELAY_APNS_SANDBOX_URL", "APNs sandbox endpoint (default https://api.sandbox.push.apple.com)"),
+        ("PUSHRELAY_APNS_CHANNELS_PRODUCTION_URL", "APNs channel-management endpoint, production (default https://api-manage-broadcast.push.apple.com:2196)"),
+        ("PUSHRELAY_APNS_CHANNELS_SANDBOX_URL", "APNs channel-management endpoint, sandbox (default https://api-manage-broadcast.sandbox.push.apple.com:2195)"),
         ("PUSHRELAY_APNS_CA_FILE", "PEM CA file trusted for APNs besides the system CAs (e.g. the simulator's certificate)"),
         ("PUSHRELAY_TIME_ZONE", "IANA zone of schedule triggers without time_zone (default UTC)"),
         ("PUSHRELAY_SCHEDULE_GRACE_SECONDS", "how late a scheduled push missed during downtime may still be sent (default 600)"),
@@ -150,6 +155,12 @@ public struct RelayConfiguration: Sendable, Equatable {
         }
         if let raw = value("PUSHRELAY_APNS_SANDBOX_URL") {
             configuration.apnsSandboxURL = try parseAPNSURL("PUSHRELAY_APNS_SANDBOX_URL", raw)
+        }
+        if let raw = value("PUSHRELAY_APNS_CHANNELS_PRODUCTION_URL") {
+            configuration.apnsChannelsProductionURL = try parseAPNSURL("PUSHRELAY_APNS_CHANNELS_PRODUCTION_URL", raw)
+        }
+        if let raw = value("PUSHRELAY_APNS_CHANNELS_SANDBOX_URL") {
+            configuration.apnsChannelsSandboxURL = try parseAPNSURL("PUSHRELAY_APNS_CHANNELS_SANDBOX_URL", raw)
         }
         configuration.apnsCAFile = value("PUSHRELAY_APNS_CA_FILE")
         if let raw = value("PUSHRELAY_TIME_ZONE") {

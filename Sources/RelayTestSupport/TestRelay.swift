@@ -80,6 +80,11 @@ public final class TestRelay: Sendable {
         var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: settings.adminToken, logger: settings.logger)
         dependencies.chunkSize = settings.pipeline.chunkSize
         dependencies.worker = worker
+        // Channel management and broadcasts go where the pipeline sends (the simulator serves all).
+        var channels = LiveActivityChannelEndpoints(all: settings.pipeline.productionURL, caFile: settings.pipeline.caFile)
+        channels.managementSandbox = settings.pipeline.sandboxURL
+        channels.broadcastSandbox = settings.pipeline.sandboxURL
+        dependencies.channelEndpoints = channels
         tune(&dependencies)
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.port = 0

@@ -19,6 +19,7 @@ import TestSupport
         + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
         + DeviceListingStatements.all + MessageListingStatements.all + DeviceImportStatements.all + RequestCountStatements.all
         + ClientKeyStatements.all + ReceiptStatements.all + WebhookStatements.all + WebhookOutboxStatements.all
+        + LiveActivityChannelStatements.all
 
     /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.
