@@ -11,6 +11,9 @@ import Testing
         "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "BadPath",
         "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates",
         "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown",
+        // Broadcast channels ("Handling error responses from Apple Push Notification service").
+        "FeatureNotEnabled", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "BadRequestParams", "BadRequestPayload",
+        "MissingPushType", "CannotCreateChannelConfig", "TopicMismatch",
     ]
 
     @Test(arguments: reasons)
@@ -24,7 +27,7 @@ import Testing
     @Test func everyKnownReasonHasItsDocumentedStatus() {
         let statuses: [Int: [String]] = [
             403: ["BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden",
-                  "InvalidProviderToken", "MissingProviderToken"],
+                  "InvalidProviderToken", "MissingProviderToken", "TopicMismatch"],
             404: ["BadPath"], 405: ["MethodNotAllowed"], 410: ["ExpiredToken", "Unregistered"], 413: ["PayloadTooLarge"],
             429: ["TooManyProviderTokenUpdates", "TooManyRequests"], 500: ["InternalServerError"],
             503: ["ServiceUnavailable", "Shutdown"],
