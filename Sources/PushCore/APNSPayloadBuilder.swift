@@ -43,6 +43,10 @@ public enum APNSPayloadBuilder {
     ///   device; 1002 when the push has nothing to deliver to iOS.
     public static func prepare(_ request: PushRequest, msgID: MessageID, topic: String, acceptedAt: Int,
                                collapseID: String? = nil) throws(JPushError) -> PreparedNotification {
+        if let content = request.liveActivity {
+            return try LiveActivityPayloadBuilder.prepare(content, options: request.options, msgID: msgID, topic: topic,
+                                                          acceptedAt: acceptedAt, collapseID: collapseID)
+        }
         let ios = request.notification?.ios ?? IOSNotification()
         var aps: [String: APSValue] = [:]
         switch ios.alert ?? request.notification?.alert.map(IOSAlert.text) {

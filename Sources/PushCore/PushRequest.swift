@@ -24,6 +24,9 @@ public struct PushRequest: Sendable, Equatable {
     /// True for a VoIP push (`notification.ios.push_type: voip`): it goes to the devices' VoIP
     /// tokens, not to their notification tokens.
     public var isVoIP: Bool { notification?.ios?.pushType == .voip }
+    /// A Live Activity push (`live_activity` in PushRelay's shape, `LiveActivityPush`): it goes
+    /// to push-to-start tokens (start) or an activity's update tokens, never with a notification.
+    public var liveActivity: LiveActivityContent?
     /// True when Android devices get a message through FCM: the platform includes Android and
     /// the body has an alert for them or a `message`.
     public var deliversToAndroid: Bool
@@ -69,7 +72,11 @@ public struct PushRequest: Sendable, Equatable {
         message = try reader.optionalObject("message").map { (message) throws(JPushError) in
             try PushMessage.parse(message, ignored: &ignored)
         }
-        guard notification != nil || message != nil else {
+        liveActivity = try Self.liveActivity(reader, ignored: &ignored)
+        if liveActivity != nil, notification != nil || message != nil {
+            throw JPushError.illegalValue("a Live Activity push carries live_activity only: send the notification or message in a push of its own")
+        }
+        guard notification != nil || message != nil || liveActivity != nil else {
             throw JPushError.missingParameter("notification or message is required")
         }
         if PushBodyKeys.voipDelivered(reader.fields), case .object(let fields)? = reader.fields["notification"],
@@ -82,7 +89,10 @@ public struct PushRequest: Sendable, Equatable {
         if notification?.android != nil, !platform.includesAndroid { ignored.append("notification.android") }
         self.ignored = CanonicalJSON.sorted(ignored)
         deliversToIOS = platform.includesIOS
-        deliversToAndroid = platform.includesAndroid
+        deliversToAndroid = platform.includesAndroid && liveActivity == nil
+        if liveActivity != nil, !deliversToIOS {
+            throw JPushError.illegalValue("a Live Activity push goes to iOS: platform must include \"ios\"")
+        }
         // The worst cases: the longest msg_id and badge. Each throws 1005 when too large, 1003
         // for extras the service refuses, 1002 when there is nothing for its platform.
         var nothing: JPushError?
@@ -113,6 +123,15 @@ public struct PushRequest: Sendable, Equatable {
         if let nothing, !deliversToIOS, !deliversToAndroid, !self.ignored.contains(where: PushBodyKeys.ignoredContent.contains) {
             throw nothing
         }
+    }
+
+    /// `live_activity` in PushRelay's shape (it has an `event`), taken out of the ignored parts;
+    /// nil when absent or in another shape (kept with the message, not delivered).
+    private static func liveActivity(_ reader: JSONObjectReader, ignored: inout [String]) throws(JPushError) -> LiveActivityContent? {
+        guard let object = try reader.optionalObject("live_activity"), object.has("event") else { return nil }
+        try object.rejectUnknownKeys(allowed: LiveActivityContent.fields.union(LiveActivityContent.appleNames.values))
+        ignored.removeAll { $0 == "live_activity" }
+        return try LiveActivityContent.parse(object, activityID: nil)
     }
 
     /// `cid`: non-empty, at most `PushLimits.cidBytes`, no control characters.
