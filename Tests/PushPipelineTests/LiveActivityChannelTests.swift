@@ -42,12 +42,30 @@ struct LiveActivityChannelTests {
             #expect(one.status == 200)
             #expect(one.json["channel_id"] as? String == channelID)
 
+            let sent = try await relay.request("POST", "/v3/live-activities/channels/\(Self.pathID(channelID))", auth: app.auth,
+                                               json: ["event": "update", "content_state": ["score": "2-1"], "alert": ["title": "Goal"]])
+            #expect(sent.status == 200, "\(sent.text)")
+            #expect(sent.json["channel_id"] as? String == channelID)
+            #expect(sent.json["apns_request_id"] is String)
+            let delivery = try #require(relay.simulator.deliveries(token: channelID).first, "the broadcast reached the channel")
+            #expect(delivery.pushType == "liveactivity")
+            #expect(delivery.priority == "5", "updates default to 5")
+            #expect(delivery.topic == nil, "a broadcast carries no apns-topic")
+            let aps = try #require((try JSONSerialization.jsonObject(with: Data(delivery.payload)) as? [String: Any])?["aps"] as? [String: Any])
+            #expect(aps["event"] as? String == "update")
+            #expect(aps["content-state"] as? [String: String] == ["score": "2-1"])
+            #expect(aps["timestamp"] is Int)
+            #expect((aps["alert"] as? [String: Any])?["title"] as? String == "Goal")
+
             let deleted = try await relay.request("DELETE", "/v3/live-activities/channels/\(Self.pathID(channelID))", auth: app.auth)
             #expect(deleted.status == 200, "\(deleted.text)")
             #expect(deleted.json["deleted"] as? Bool == true)
             #expect(relay.simulator.channels.list(bundleID: Harness.topic) == [], "deleted at APNs")
             let after = try await relay.request("GET", "/v3/live-activities/channels", auth: app.auth)
             #expect((after.json["channels"] as? [Any])?.isEmpty == true)
+            let late = try await relay.request("POST", "/v3/live-activities/channels/\(Self.pathID(channelID))", auth: app.auth,
+                                               json: ["event": "end", "content_state": ["score": "2-1"]])
+            #expect(late.status == 404, "a deleted channel takes no send")
             let again = try await relay.request("DELETE", "/v3/live-activities/channels/\(Self.pathID(channelID))", auth: app.auth)
             #expect(again.status == 404)
             #expect(again.errorCode == 1008)
@@ -59,6 +77,11 @@ struct LiveActivityChannelTests {
             let owner = try await relay.createApp("owner")
             let other = try await relay.createApp("other")
             let channelID = try await Self.create(relay, owner)
+            let send = try await relay.request("POST", "/v3/live-activities/channels/\(Self.pathID(channelID))", auth: other.auth,
+                                               json: ["event": "update", "content_state": ["x": 1]])
+            #expect(send.status == 404)
+            #expect(send.errorCode == 1008)
+            #expect(relay.simulator.deliveries(token: channelID).isEmpty, "nothing was broadcast")
             for method in ["GET", "DELETE"] {
                 let reply = try await relay.request(method, "/v3/live-activities/channels/\(Self.pathID(channelID))", auth: other.auth)
                 #expect(reply.status == 404, "\(method)")
@@ -88,6 +111,44 @@ struct LiveActivityChannelTests {
             let unauthenticated = try await relay.request("GET", "/v3/live-activities/channels", auth: .basic(app.key, "wrong"))
             #expect(unauthenticated.status == 401)
             #expect(relay.simulator.channels.list(bundleID: Harness.topic) == [], "nothing reached APNs")
+        }
+    }
+
+    @Test func sendsTakeAnUpdateOrEndWithItsOptions() async throws {
+        try await Harness.with { relay in
+            let app = try await relay.createApp()
+            let stored = try await Self.create(relay, app, policy: 1)
+            let path = "/v3/live-activities/channels/\(Self.pathID(stored))"
+            let urgent = try await relay.request("POST", path, auth: app.auth, json: [
+                "event": "end", "content_state": ["score": "3-1"], "dismissal_date": 1_900_000_000,
+                "options": ["apns_priority": 10, "time_to_live": 600]])
+            #expect(urgent.status == 200, "a storing channel takes an expiration: \(urgent.text)")
+            let delivery = try #require(relay.simulator.deliveries(token: stored).first)
+            #expect(delivery.priority == "10")
+            let aps = try #require((try JSONSerialization.jsonObject(with: Data(delivery.payload)) as? [String: Any])?["aps"] as? [String: Any])
+            #expect(aps["event"] as? String == "end")
+            #expect(aps["dismissal-date"] as? Int == 1_900_000_000)
+
+            let none = try await Self.create(relay, app, policy: 0)
+            let ttl = try await relay.request("POST", "/v3/live-activities/channels/\(Self.pathID(none))", auth: app.auth,
+                                              json: ["event": "update", "content_state": ["a": 1], "options": ["time_to_live": 600]])
+            #expect(ttl.status == 200, "a channel that stores nothing is sent expiration 0 whatever time_to_live says: \(ttl.text)")
+
+            for (body, code) in [(["event": "start", "content_state": ["a": 1]] as [String: Any], 1003),
+                                 (["event": "update"], 1002), (["event": "pause", "content_state": ["a": 1]], 1003),
+                                 (["event": "update", "content_state": ["a": 1], "cid": "x"], 1003),
+                                 (["event": "update", "content_state": ["a": 1], "activity_id": "match-1"], 1003),
+                                 (["event": "update", "content_state": ["a": 1], "options": ["apns_priority": 1]], 1003),
+                                 (["event": "update", "content_state": ["a": String(repeating: "x", count: 6000)]], 1005)] {
+                let reply = try await relay.request("POST", path, auth: app.auth, json: body)
+                #expect(reply.status == 400, "\(body): \(reply.text)")
+                #expect(reply.errorCode == code, "\(body): \(reply.text)")
+            }
+            let unknown = try await relay.request("POST", "/v3/live-activities/channels/AAAAAAAAAAAAAAAAAAAAAA", auth: app.auth,
+                                                  json: ["event": "update", "content_state": ["a": 1]])
+            #expect(unknown.status == 404)
+            #expect(unknown.errorCode == 1008)
+            #expect(relay.simulator.deliveries(token: none).count == 1, "only the good sends went out")
         }
     }
 

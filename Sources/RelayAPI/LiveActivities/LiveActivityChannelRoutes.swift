@@ -1,11 +1,12 @@
 import APNSClient
+import Foundation
 import HTTPServer
 import RelayCore
 import RelayStore
 
 /// `/v3/live-activities/channels`: an app's Live Activity broadcast channels (iOS 18),
 /// created and deleted at APNs' channel-management service with the app's token (.p8)
-/// credential and mirrored in `live_activity_channels`: a row exists only for a channel APNs
+/// credential, sent to with one broadcast each, and mirrored in `live_activity_channels`: a row exists only for a channel APNs
 /// created, and every look-up names the app, so one app never sees or uses another's
 /// channel (it is answered 404 like one that does not exist).
 struct LiveActivityChannelRoutes: Sendable {
@@ -58,6 +59,31 @@ struct LiveActivityChannelRoutes: Sendable {
                 return try jsonResponse(200, encoding: DeletedChannel(channelID: channelID))
             default:
                 throw Self.refusal(result, channelID: channelID)
+            }
+        })
+
+        registerSend(in: &router, channels: channels)
+    }
+
+    /// The send: one update or end to every activity subscribed to the channel. Not stored:
+    /// the API sends it while the caller waits and answers what APNs answered (docs/live-activity-channels.md).
+    private func registerSend(in router: inout Router, channels: LiveActivityChannelRepository) {
+        let gateway = context.channelGateway
+        let credentials = context.credentials
+        let clock = context.dependencies.clock
+        router.add("POST", "/v3/live-activities/channels/{channel_id}", context.appHandler { request, parameters, app in
+            let channelID = try ChannelPathID.channelID(parameters["channel_id"] ?? "")
+            let send = try ChannelBroadcast.parse(request.body)
+            guard let channel = try await channels.find(appID: app.id, channelID: channelID) else { throw ChannelRefusal.unknownChannel(channelID) }
+            let credential = try await ChannelCredential.load(appKey: app.appKey, environment: channel.environment, from: credentials)
+            let broadcast = try send.broadcast(to: channel, bundleID: credential.bundleID, now: Int(clock().timeIntervalSince1970))
+            switch try await gateway.send(broadcast, appKey: app.appKey, environment: channel.environment, credential: credential) {
+            case .accepted:
+                return try jsonResponse(200, encoding: ChannelBroadcast.Answer(channelID: channelID, apnsRequestID: broadcast.requestID.uuidString.lowercased()))
+            case let .rejected(status, reason, _):
+                throw ChannelRefusal.error(status: status, reason: reason, channelID: channelID)
+            case let .failed(failure):
+                throw ChannelRefusal.error(failure)
             }
         })
     }
