@@ -32,8 +32,8 @@ public final class ChannelRegistry: Sendable {
         channels.withLock { $0[bundleID]?[channelID] }
     }
 
-    /// Whether the channel existed.
-    func delete(bundleID: String, channelID: String) -> Bool {
+    /// Whether the channel existed. Public for tests that delete a channel behind the relay's back.
+    public func delete(bundleID: String, channelID: String) -> Bool {
         channels.withLock { $0[bundleID]?.removeValue(forKey: channelID) != nil }
     }
 

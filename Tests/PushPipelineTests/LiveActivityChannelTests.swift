@@ -152,6 +152,22 @@ struct LiveActivityChannelTests {
         }
     }
 
+    @Test func aChannelAPNsNoLongerKnowsIsNotFoundAndDeletesCleanly() async throws {
+        try await Harness.with { relay in
+            let app = try await relay.createApp()
+            let channelID = try await Self.create(relay, app)
+            let path = "/v3/live-activities/channels/\(Self.pathID(channelID))"
+            #expect(relay.simulator.channels.delete(bundleID: Harness.topic, channelID: channelID), "deleted at APNs by other means")
+            let send = try await relay.request("POST", path, auth: app.auth, json: ["event": "update", "content_state": ["a": 1]])
+            #expect(send.status == 404, "APNs: ChannelNotRegistered")
+            #expect(send.errorCode == 1008)
+            let deleted = try await relay.request("DELETE", path, auth: app.auth)
+            #expect(deleted.status == 200, "a channel APNs does not know counts as deleted: \(deleted.text)")
+            let listed = try await relay.request("GET", "/v3/live-activities/channels", auth: app.auth)
+            #expect((listed.json["channels"] as? [Any])?.isEmpty == true)
+        }
+    }
+
     @Test func anAppWithoutATokenKeyIsToldSo() async throws {
         try await Harness.with { relay in
             let created = try await relay.request("POST", "/admin/v1/apps", json: ["name": "cert app"])
