@@ -45,7 +45,7 @@ public final class APNSSimulator: Sendable {
                     unregisteredPrefix: configuration.unregisteredPrefix, badTokenPrefix: configuration.badTokenPrefix,
                     rate429: configuration.rate429, rate500: configuration.rate500, rate503: configuration.rate503,
                     seed: configuration.seed &+ UInt64(index)),
-                    tokenKinds: TokenKinds(voipPrefix: configuration.voipTokenPrefix), channels: channels)
+                    tokenKinds: TokenKinds(prefixes: configuration.tokenKindPrefixes), channels: channels)
             })
     }
 

@@ -58,8 +58,14 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
     public var unregisteredPrefix: String?
     /// Tokens starting with this are answered 400 BadDeviceToken.
     public var badTokenPrefix: String?
-    /// Tokens starting with this are PushKit VoIP tokens (`TokenKinds`).
-    public var voipTokenPrefix: String?
+    /// Push type → the prefix of the tokens of its kind (`TokenKinds`): those take that push
+    /// type only, and it goes to them only.
+    public var tokenKindPrefixes: [String: String] = [:]
+    /// Tokens starting with this are PushKit VoIP tokens (`tokenKindPrefixes["voip"]`).
+    public var voipTokenPrefix: String? {
+        get { tokenKindPrefixes["voip"] }
+        set { tokenKindPrefixes["voip"] = newValue }
+    }
     /// Fractions (0…1) of valid requests answered 429, 500 and 503.
     public var rate429 = 0.0
     public var rate500 = 0.0
@@ -138,6 +144,8 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
           --bad-token-prefix HEX        tokens starting with HEX get 400 BadDeviceToken
           --voip-token-prefix HEX       tokens starting with HEX are VoIP tokens: they take voip pushes
                                         only, and voip pushes only them (else 400 DeviceTokenNotForTopic)
+          --token-kind-prefix KIND=HEX  the same for KIND (voip, location, complication, fileprovider,
+                                        pushtotalk, liveactivity); repeatable
           --rate-429 F --rate-500 F --rate-503 F
                                         fractions (0..1) of valid requests that fail so
           --seed N                      seed for those random failures (default 0)
@@ -209,6 +217,12 @@ public struct APNSSimulatorConfiguration: Sendable, Equatable {
             case "--unregistered-prefix": configuration.unregisteredPrefix = try value()
             case "--bad-token-prefix": configuration.badTokenPrefix = try value()
             case "--voip-token-prefix": configuration.voipTokenPrefix = try value()
+            case "--token-kind-prefix":
+                let text = try value()
+                guard let equals = text.firstIndex(of: "="), TokenKinds.kinds.contains(String(text[..<equals])) else {
+                    throw APNSSimulatorError("--token-kind-prefix expects KIND=HEX, KIND one of \(TokenKinds.kinds.sorted().joined(separator: ", "))")
+                }
+                configuration.tokenKindPrefixes[String(text[..<equals])] = String(text[text.index(after: equals)...])
             case "--rate-429": configuration.rate429 = try number(Double.self)
             case "--rate-500": configuration.rate500 = try number(Double.self)
             case "--rate-503": configuration.rate503 = try number(Double.self)

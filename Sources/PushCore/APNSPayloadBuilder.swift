@@ -98,7 +98,8 @@ public enum APNSPayloadBuilder {
                 status: 400, code: 1005,
                 message: "the APNs payload would be \(maxSize) bytes; at most \(pushType.payloadBytes) are allowed for \(pushType.rawValue) pushes — shorten the alert or extras")
         }
-        let ttl = request.options.timeToLive
+        // Push to Talk: delivered now or never (Apple, "Creating a Push to Talk app": apns-expiration 0).
+        let ttl = pushType == .pushtotalk ? 0 : request.options.timeToLive
         return PreparedNotification(
             msgID: msgID, pushType: pushType.rawValue, priority: priority, topic: topic + pushType.topicSuffix,
             expiration: ttl == 0 ? 0 : acceptedAt + ttl,

@@ -82,10 +82,6 @@ public struct IOSNotification: Sendable, Equatable {
         ios.targetContentID = try reader.optionalString("target-content-id")
         ios.filterCriteria = try reader.optionalString("filter-criteria")
         ios.pushType = try IOSPushType.parse(reader, key: "push_type")
-        if let type = ios.pushType, type.needsItsOwnToken, type != .voip {
-            throw JPushError.illegalValue(
-                "\(reader.name("push_type")) \(type.rawValue) goes to the devices' \(type.rawValue) tokens, which this relay does not store yet; use alert or background")
-        }
         ios.extras = try reader.optionalFreeObject("extras") ?? [:]
         if let reserved = CanonicalJSON.sorted(ios.extras.keys).first(where: reservedKeys.contains) {
             throw JPushError.illegalValue("\(reader.name("extras")) may not set \"\(reserved)\"; PushRelay writes that key itself")

@@ -45,10 +45,10 @@ public enum IOSPushType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// True for the push types that go to a token of their own (PushKit, the location push
-    /// service extension, Push to Talk's channel), not to the app's notification token: APNs
-    /// answers DeviceTokenNotForTopic when one is sent to the other kind.
-    public var needsItsOwnToken: Bool { self != .alert && self != .background }
+    /// The kind of token the push type goes to (PushKit, the location push service extension,
+    /// Push to Talk's channel); nil for alert and background pushes, which go to the app's
+    /// notification token. APNs answers DeviceTokenNotForTopic when one is sent to another kind.
+    public var tokenKind: PushTokenKind? { PushTokenKind(rawValue: rawValue) }
 
     static func parse(_ reader: JSONObjectReader, key: String) throws(JPushError) -> IOSPushType? {
         guard let text = try reader.optionalString(key) else { return nil }

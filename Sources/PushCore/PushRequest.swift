@@ -21,9 +21,10 @@ public struct PushRequest: Sendable, Equatable {
     /// something for them. A body whose only content is for others (an `android` block with
     /// `platform: "all"`, `voip`, `sms_message`, …) is accepted and sends nothing to iOS.
     public var deliversToIOS: Bool
-    /// True for a VoIP push (`notification.ios.push_type: voip`): it goes to the devices' VoIP
-    /// tokens, not to their notification tokens.
-    public var isVoIP: Bool { notification?.ios?.pushType == .voip }
+    /// The kind of token the push goes to (`notification.ios.push_type` voip, location,
+    /// complication, fileprovider or pushtotalk): the devices' tokens of that kind, not their
+    /// notification tokens. nil for alert and background pushes.
+    public var tokenKind: PushTokenKind? { notification?.ios?.pushType?.tokenKind }
     /// A Live Activity push (`live_activity` in PushRelay's shape, `LiveActivityPush`): it goes
     /// to push-to-start tokens (start) or an activity's update tokens, never with a notification.
     public var liveActivity: LiveActivityContent?
@@ -114,10 +115,10 @@ public struct PushRequest: Sendable, Equatable {
                 nothing = nothing ?? error
             }
         }
-        // Android devices have no VoIP token, and a message is one push type.
-        if isVoIP, deliversToIOS, deliversToAndroid {
+        // Android devices have no such token, and a message is one push type.
+        if let kind = tokenKind, deliversToIOS, deliversToAndroid {
             throw JPushError.illegalValue(
-                "a VoIP push (notification.ios.push_type voip) goes to iOS devices' VoIP tokens only: send Android its part in a push of its own, or give platform \"ios\"")
+                "a \(kind.displayName) push (notification.ios.push_type \(kind.rawValue)) goes to iOS devices' \(kind.displayName) tokens only: send Android its part in a push of its own, or give platform \"ios\"")
         }
         // Nothing for a platform is a mistake only when there is no content for anyone else either.
         if let nothing, !deliversToIOS, !deliversToAndroid, !self.ignored.contains(where: PushBodyKeys.ignoredContent.contains) {

@@ -41,10 +41,9 @@ enum ChunkCredential: Sendable, Equatable {
     /// `topic`, `key_id`, `team_id`) for a chunk of `platform`; nil when the app has none.
     init?(row: PostgresRow, appID: Int64, platform: ChunkPlatform) throws {
         guard try row.bool("has_credential") else { return nil }
-        switch platform {
-        case .ios, .voip:
+        if platform.isAPNs {
             self = .apns(try AppCredential(row: row, appID: appID))
-        case .android:
+        } else {
             self = .fcm(FCMCredential(appID: appID, appKey: try row.string("app_key"), version: try row.string("version"),
                                       isBroken: try row.bool("broken"), sealedSecret: try row.bytes("sealed_secret")))
         }

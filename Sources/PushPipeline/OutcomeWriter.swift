@@ -116,11 +116,20 @@ struct OutcomeWriter: Sendable {
         var outcomes = batch.outcomes
         let invalid = outcomes.filter { $0.outcome == .invalidated }
         guard !invalid.isEmpty else { return outcomes }
-        let statement = batch.chunk.platform == .voip ? OutcomeStatements.invalidateVoIP : OutcomeStatements.invalidate
-        let invalidated = Set(try connection.preparedQuery(statement, [
+        var parameters: [(any PostgresBindable)?] = [
             SQLArray.bigint(invalid.map(\.deviceID)), SQLArray.text(invalid.map(\.reason)), SQLArray.timestamps(invalid.map(\.invalidatedSince)),
             batch.sentAt, batch.chunk.appID,
-        ]).map { Int64(try $0.int("id")) })
+        ]
+        // A refused token of another kind is dropped for that kind only; the device stays.
+        let statement: SQLStatement
+        switch batch.chunk.platform {
+        case .ios, .android: statement = OutcomeStatements.invalidate
+        case .voip: statement = OutcomeStatements.invalidateVoIP
+        case .location, .complication, .fileprovider, .pushtotalk:
+            statement = OutcomeStatements.invalidatePushTokens
+            parameters.append(batch.chunk.platform.rawValue)
+        }
+        let invalidated = Set(try connection.preparedQuery(statement, parameters).map { Int64(try $0.int("id")) })
         for index in outcomes.indices where outcomes[index].outcome == .invalidated && !invalidated.contains(outcomes[index].deviceID) {
             outcomes[index].outcome = .failed
         }

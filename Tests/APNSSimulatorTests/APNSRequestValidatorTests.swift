@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func aTokenTakesOnlyItsOwnKindOfPush() {
-        let kinds = TokenKinds(voipPrefix: "EE")
+        let kinds = TokenKinds(prefixes: ["voip": "EE"])
         let voipToken = "ee" + String(repeating: "0", count: 62)
         #expect(kinds.reason(token: voipToken, pushType: "voip") == nil)
         #expect(kinds.reason(token: voipToken.uppercased(), pushType: "voip") == nil)
@@ -146,6 +146,19 @@ import Testing
         #expect(kinds.reason(token: Self.token, pushType: "voip") == .deviceTokenNotForTopic)
         #expect(kinds.reason(token: Self.token, pushType: "alert") == nil)
         #expect(TokenKinds().reason(token: Self.token, pushType: "voip") == nil, "without a prefix every token takes every push")
+    }
+
+    @Test func everyKindOfTokenTakesOnlyItsPushType() {
+        let kinds = TokenKinds(prefixes: ["voip": "ee", "location": "e1", "pushtotalk": "e1e1", "fileprovider": "e2", "complication": "e3"])
+        func token(_ prefix: String) -> String { prefix + String(repeating: "0", count: 64 - prefix.count) }
+        for (prefix, kind) in [("ee", "voip"), ("e1", "location"), ("e1e1", "pushtotalk"), ("e2", "fileprovider"), ("e3", "complication")] {
+            #expect(kinds.reason(token: token(prefix), pushType: kind) == nil, "\(kind)")
+            for other in ["alert", "background", "voip", "location", "pushtotalk", "fileprovider", "complication"] where other != kind {
+                #expect(kinds.reason(token: token(prefix), pushType: other) == .deviceTokenNotForTopic, "\(kind) token, \(other) push")
+            }
+            #expect(kinds.reason(token: Self.token, pushType: kind) == .deviceTokenNotForTopic, "notification token, \(kind) push")
+        }
+        #expect(kinds.reason(token: Self.token, pushType: "background") == nil)
     }
 
     @Test func expirationMustBeNumeric() {

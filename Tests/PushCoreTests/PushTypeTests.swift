@@ -55,10 +55,23 @@ import Testing
         #expect(rejection(iosBody(#"{"alert":"a","push_type":"liveactivity"}"#))?.code == 1003)
     }
 
-    @Test func pushTypesWithTokensOfTheirOwnAreRefusedUntilThoseTokensAreStored() {
-        for type in IOSPushType.allCases where type.needsItsOwnToken && type != .voip {
-            #expect(rejection(iosBody(#"{"alert":"a","push_type":"\#(type.rawValue)"}"#)) == JPushError.illegalValue(
-                "notification.ios.push_type \(type.rawValue) goes to the devices' \(type.rawValue) tokens, which this relay does not store yet; use alert or background"))
+    @Test func pushTypesWithTokensOfTheirOwnGoToThatKindOfToken() throws {
+        #expect(IOSPushType.allCases.compactMap(\.tokenKind) == PushTokenKind.allCases)
+        #expect(IOSPushType.alert.tokenKind == nil && IOSPushType.background.tokenKind == nil)
+        for kind in PushTokenKind.allCases {
+            let request = try push(iosBody(#"{"push_type":"\#(kind.rawValue)","extras":{"k":1}}"#))
+            #expect(request.tokenKind == kind)
+            let both = #"{"platform":"all","audience":"all","notification":{"android":{"alert":"a"},"ios":{"push_type":"\#(kind.rawValue)"}}}"#
+            #expect(rejection(both)?.code == 1003, "\(kind)")
+        }
+        // Push to Talk: now or never, whatever time_to_live says.
+        let talk = try built(iosBody(#"{"push_type":"pushtotalk"}"#, #""options":{"time_to_live":600}"#))
+        #expect(talk.expiration == 0)
+        #expect(talk.topic == "com.example.app.voip-ptt")
+        #expect(try built(iosBody(#"{"push_type":"location"}"#, #""options":{"time_to_live":600}"#)).expiration != 0)
+        // Location and File Provider pushes wake an extension: nothing to show.
+        for type in ["location", "fileprovider"] {
+            #expect(rejection(iosBody(#"{"alert":"a","push_type":"\#(type)"}"#))?.code == 1003)
         }
     }
 
@@ -68,8 +81,8 @@ import Testing
         #expect(voip.topic == "com.example.app.voip")
         #expect(voip.priority == 10)
         #expect(String(decoding: voip.payload, as: UTF8.self) == #"{"_j_msgid":42,"aps":{},"caller":"Bob"}"#)
-        #expect(try push(iosBody(#"{"push_type":"voip"}"#)).isVoIP)
-        #expect(try !push(body()).isVoIP)
+        #expect(try push(iosBody(#"{"push_type":"voip"}"#)).tokenKind == .voip)
+        #expect(try push(body()).tokenKind == nil)
         let overhead = #"{"_j_msgid":9223372036854775807,"aps":{},"x":""}"#.utf8.count
         let fits = iosBody(#"{"push_type":"voip","extras":{"x":"\#(String(repeating: "v", count: 5120 - overhead))"}}"#)
         #expect(rejection(fits) == nil)
@@ -91,7 +104,7 @@ import Testing
     @Test func jpushVoIPAloneIsAVoIPPush() throws {
         let alone = #"{"platform":"all","audience":"all","notification":{"voip":{"caller":"Bob","call_id":7}}}"#
         let request = try push(alone)
-        #expect(request.isVoIP)
+        #expect(request.tokenKind == .voip)
         #expect(request.ignored == [])
         #expect(PushBodyKeys.ignoredParts(ofBody: Array(alone.utf8)) == [])
         let voip = try built(alone)
@@ -102,14 +115,14 @@ import Testing
         for beside in [#""alert":"a","#, #""ios":{"alert":"a"},"#, #""android":{"alert":"a"},"#] {
             let text = #"{"platform":"all","audience":"all","notification":{\#(beside)"voip":{"k":"v"}}}"#
             let kept = try push(text)
-            #expect(!kept.isVoIP, "\(beside)")
+            #expect(kept.tokenKind == nil, "\(beside)")
             #expect(kept.ignored.contains("notification.voip"), "\(beside)")
             #expect(PushBodyKeys.ignoredParts(ofBody: Array(text.utf8)).contains("notification.voip"), "\(beside)")
         }
         let withMessage = try push(#"{"platform":"ios","audience":"all","notification":{"voip":{"k":"v"}},"message":{"msg_content":"m"}}"#)
-        #expect(!withMessage.isVoIP)
+        #expect(withMessage.tokenKind == nil)
         let androidOnly = #"{"platform":"android","audience":"all","notification":{"voip":{"k":"v"}}}"#
-        #expect(try !push(androidOnly).isVoIP, "no iOS: kept and ignored, sends nothing")
+        #expect(try push(androidOnly).tokenKind == nil, "no iOS: kept and ignored, sends nothing")
     }
 
     /// Apple, "Sending notification requests to APNs": each push type's topic suffix, payload

@@ -1,5 +1,6 @@
 import PostgresStore
 import PushCore
+import RelayCore
 
 /// Which lists an audience gives: the shape of the condition selecting its devices. Each
 /// statement that selects an audience has one text (and one prepared name) per shape.
@@ -32,21 +33,45 @@ struct AudienceShape: OptionSet, Hashable, Sendable {
 /// from the start (each pass one index range, `devices_fanout` or `devices_fanout_android`); a
 /// targeted push's few devices are cut in one pass of both (`all`), a chunk per platform.
 enum AudiencePlatforms: String, CaseIterable, Sendable {
-    /// `voip`: iOS devices of the environment holding a VoIP token, for a VoIP push (issue 29).
-    case ios, android, all, voip
+    /// `voip` … `pushtotalk`: iOS devices of the environment holding a token of that
+    /// `PushTokenKind`, for a push of that type (issue 29); their chunks' platform is the same.
+    case ios, android, all, voip, location, complication, fileprovider, pushtotalk
 
     /// The platforms `request` delivers to; nil when none (`PushRequest.deliversToIOS`, `deliversToAndroid`).
     init?(_ request: PushRequest) {
         switch (request.deliversToIOS, request.deliversToAndroid) {
         case (true, true): self = .all
-        case (true, false): self = request.isVoIP ? .voip : .ios
+        case (true, false): self = request.tokenKind.map(Self.init(tokenKind:)) ?? .ios
         case (false, true): self = .android
         case (false, false): return nil
         }
     }
 
-    /// In a statement's name: nothing for iOS (the names iOS-only relays had), else `_android`, `_all`, `_voip`.
-    var code: String { self == .ios ? "" : "_\(rawValue)" }
+    init(tokenKind: PushTokenKind) {
+        switch tokenKind {
+        case .voip: self = .voip
+        case .location: self = .location
+        case .complication: self = .complication
+        case .fileprovider: self = .fileprovider
+        case .pushtotalk: self = .pushtotalk
+        }
+    }
+
+    /// The kind of token these devices are reached by; nil for notification tokens.
+    var tokenKind: PushTokenKind? { PushTokenKind(rawValue: rawValue) }
+
+    /// In a statement's name: nothing for iOS (the names iOS-only relays had), else `_android`,
+    /// `_all`, `_voip`, and short ones for the other kinds (a name is at most 63 bytes).
+    var code: String {
+        switch self {
+        case .ios: ""
+        case .location: "_loc"
+        case .complication: "_cpl"
+        case .fileprovider: "_fp"
+        case .pushtotalk: "_ptt"
+        case .android, .all, .voip: "_\(rawValue)"
+        }
+    }
 
     /// Whether the condition reads the message's environment (Android devices have none).
     var usesEnvironment: Bool { self != .android }

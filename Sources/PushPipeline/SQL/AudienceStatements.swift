@@ -106,9 +106,9 @@ enum AudienceStatements {
     /// platforms), RETURNING `returning`.
     private static func targetedMessage(_ shape: AudienceShape, _ platforms: AudiencePlatforms, firstList: Int, returning: String) -> String {
         let android = switch platforms {
-        case .ios, .voip: "0::bigint"
         case .android: "count(*)"
         case .all: "count(*) FILTER (WHERE platform = 'android')"
+        default: "0::bigint"
         }
         return """
         \(slice(shape, platforms, environment: 6, firstList: firstList, size: 13, cursor: 14, limit: 15)), summary AS (
@@ -269,14 +269,20 @@ enum AudienceStatements {
     }
 
     /// The devices of `platforms`: iOS ones of the environment $`environment` (an Android
-    /// device has none), Android ones, either, or iOS ones holding a VoIP token (index
-    /// devices_fanout_voip).
+    /// device has none), Android ones, either, or iOS ones holding a token of a kind: VoIP
+    /// (index devices_fanout_voip), another in `device_push_tokens` (its primary key (app_id,
+    /// kind, device_id) serves the probe per device and the walk in id order alike).
     private static func platformCondition(_ platforms: AudiencePlatforms, environment: Int) -> String {
         switch platforms {
         case .ios: "d.environment = $\(environment)"
         case .voip: "d.environment = $\(environment) AND d.voip_token IS NOT NULL"
         case .android: "d.platform = 'android'"
         case .all: "(d.environment = $\(environment) OR d.platform = 'android')"
+        case .location, .complication, .fileprovider, .pushtotalk:
+            """
+            d.environment = $\(environment) AND EXISTS (SELECT 1 FROM device_push_tokens k \
+            WHERE k.app_id = d.app_id AND k.kind = '\(platforms.rawValue)' AND k.device_id = d.id)
+            """
         }
     }
 
@@ -314,9 +320,9 @@ enum AudienceStatements {
 
     private static let broadcastShapes = AudienceShape.every.filter { !$0.isTargeted }
     private static let targetedShapes = AudienceShape.every.filter(\.isTargeted)
-    /// What a resolver cuts: one platform (or VoIP tokens) of any audience, both only of a targeted one.
+    /// What a resolver cuts: one platform (or one kind of token) of any audience, both only of a targeted one.
     private static let cutVariants = AudienceShape.every.flatMap { shape in
-        (shape.isTargeted ? AudiencePlatforms.allCases : [.ios, .android, .voip]).map { (shape, $0) }
+        AudiencePlatforms.allCases.filter { shape.isTargeted || $0 != .all }.map { (shape, $0) }
     }
 
     /// A variant's statement for each audience shape and platforms it serves.

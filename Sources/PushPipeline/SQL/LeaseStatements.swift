@@ -43,7 +43,7 @@ enum LeaseStatements {
     /// The ready chunk `p` whose platform's credential is not broken (`brokenCredential`, with
     /// the message's environment read only for an app with a broken APNs credential).
     private static let credentialUsable = """
-        NOT (p.platform IN ('ios', 'voip') AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
+        NOT (p.platform <> 'android' AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id AND k.broken_at IS NOT NULL)
                  AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = p.app_id
                              AND k.environment = (SELECT km.environment FROM messages km WHERE km.id = p.message_id) AND k.broken_at IS NOT NULL))
                  AND NOT (p.platform = 'android' AND EXISTS (SELECT 1 FROM fcm_credentials f WHERE f.app_id = p.app_id AND f.broken_at IS NOT NULL))
@@ -53,7 +53,7 @@ enum LeaseStatements {
     /// `environment` would wait for a new credential: its platform's is broken.
     static func brokenCredential(platform: String, app: String, environment: String) -> String {
         """
-        ((\(platform) IN ('ios', 'voip') AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app) AND k.environment = \(environment) AND k.broken_at IS NOT NULL))
+        ((\(platform) <> 'android' AND EXISTS (SELECT 1 FROM apns_credentials k WHERE k.app_id = \(app) AND k.environment = \(environment) AND k.broken_at IS NOT NULL))
          OR (\(platform) = 'android' AND EXISTS (SELECT 1 FROM fcm_credentials f WHERE f.app_id = \(app) AND f.broken_at IS NOT NULL)))
         """
     }
@@ -96,16 +96,23 @@ enum LeaseStatements {
         """
     }
 
-    /// The token device `d` gets in chunk `chunk`: its VoIP token in a `voip` chunk, else
-    /// its token.
-    private static func token(_ chunk: String) -> String {
-        "CASE WHEN \(chunk).platform = 'voip' THEN d.voip_token ELSE d.token END AS token"
+    /// The token device `d` gets in chunk `chunk`: its notification token in an `ios` or
+    /// `android` chunk, its VoIP token in a `voip` one, else its token of the chunk's kind
+    /// (`device_push_tokens`, whose key (app_id, kind, device_id) finds it). NULL when it no
+    /// longer holds one.
+    private static func tokenOf(_ chunk: String) -> String {
+        """
+        CASE WHEN \(chunk).platform IN ('ios', 'android') THEN d.token WHEN \(chunk).platform = 'voip' THEN d.voip_token
+             ELSE (SELECT pt.token FROM device_push_tokens pt WHERE pt.app_id = d.app_id AND pt.kind = \(chunk).platform AND pt.device_id = d.id) END
+        """
     }
 
-    /// Whether device `d` can be sent to in chunk `chunk`: active, and in a `voip` chunk
-    /// still holding a VoIP token (APNs may have refused it since the chunk was cut).
+    private static func token(_ chunk: String) -> String { "\(tokenOf(chunk)) AS token" }
+
+    /// Whether device `d` can be sent to in chunk `chunk`: active, and still holding the
+    /// chunk's kind of token (APNs may have refused it since the chunk was cut).
     private static func active(_ chunk: String) -> String {
-        "d.active AND (\(chunk).platform <> 'voip' OR d.voip_token IS NOT NULL) AS active"
+        "d.active AND \(tokenOf(chunk)) IS NOT NULL AS active"
     }
 
     /// A chunk's credential, from `credentialJoins`: whether the app has one for the chunk's
@@ -120,7 +127,7 @@ enum LeaseStatements {
     /// The credential of a chunk of `platform` of app `app` to the message `m`'s environment.
     private static func credentialJoins(platform: String, app: String) -> String {
         """
-        LEFT JOIN apns_credentials k ON \(platform) IN ('ios', 'voip') AND k.app_id = \(app) AND k.environment = m.environment
+        LEFT JOIN apns_credentials k ON \(platform) <> 'android' AND k.app_id = \(app) AND k.environment = m.environment
         LEFT JOIN fcm_credentials f ON \(platform) = 'android' AND f.app_id = \(app)
         """
     }

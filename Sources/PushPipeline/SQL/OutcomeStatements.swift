@@ -44,6 +44,16 @@ enum OutcomeStatements {
         RETURNING d.id
         """)
 
+    /// `invalidate` for a chunk of another kind of token, $6 (`device_push_tokens.kind`): the
+    /// refused tokens of that kind are dropped, the device and its other tokens stay; one
+    /// registered again since is kept. Returns the ids whose token it dropped.
+    static let invalidatePushTokens = SQLStatement("pushrelay_invalidate_push_token_outcomes", """
+        DELETE FROM device_push_tokens k
+        USING unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
+        WHERE k.app_id = $5 AND k.kind = $6::text AND k.device_id = v.id AND k.registered_at < coalesce(v.since, $4::timestamptz)
+        RETURNING k.device_id AS id
+        """)
+
     /// The writes of a batch of chunks (of any messages and apps), each by the chunk's only
     /// writer, so everything goes in and the counts come as parameters. A row per chunk from
     /// $1…$10: id, message, app, whether its devices are all done, retries, and its counts
@@ -196,5 +206,5 @@ enum OutcomeStatements {
                    finished_at = CASE WHEN m.state = 'sending' AND m.chunks_pending - p.chunks = 0 THEN now() ELSE m.finished_at END
         """
 
-    static let all = [countWrites, invalidate, invalidateVoIP, writeFirst, write]
+    static let all = [countWrites, invalidate, invalidateVoIP, invalidatePushTokens, writeFirst, write]
 }

@@ -44,11 +44,12 @@ struct ClientDeviceRoutes: Sendable {
             let rid = parameters["registration_id"] ?? ""
             let device = try await authenticator.device(request, rid: rid)
             let body = try JSONObjectReader(request.body)
-            // The device's PushKit VoIP token, beside its notification token (docs/api.md, "VoIP tokens").
-            if try VoIPRegistration.isAsked(in: body) {
+            // The device's VoIP (or other kind of) token, beside its notification token
+            // (docs/api.md, "VoIP and other token kinds").
+            if let kind = try PushTokenRegistration.kind(in: body) {
                 try body.rejectUnknownKeys(allowed: ["token", "token_type"])
                 let token = try DeviceToken(parsing: try body.string("token"), platform: device.platform)
-                try await devices.register(appID: device.appID, VoIPRegistration(registrationID: rid, token: token))
+                try await devices.register(appID: device.appID, PushTokenRegistration(kind: kind, registrationID: rid, token: token))
                 return emptySuccess
             }
             let change = try ClientDeviceChange(body, platform: device.platform, maySetLabels: device.maySetLabels)

@@ -30,5 +30,6 @@ extension ListedDevice: Encodable {
         try container.encode(badge, forKey: "badge")
         try container.encode(active, forKey: "active")
         try container.encode(tags, forKey: "tags")
+        try container.encode(pushTokens, forKey: "push_tokens")
     }
 }

@@ -13,10 +13,10 @@ struct DeviceRoutes: Sendable {
 
         router.add("POST", "/v3/devices", context.deviceHandler { request, _, app in
             let body = try JSONObjectReader(request.body)
-            if try VoIPRegistration.isAsked(in: body) {
-                let voip = try VoIPRegistration(body)
-                try await devices.register(appID: app.id, voip)
-                return try jsonResponse(200, encoding: ["registration_id": voip.registrationID])
+            if let kind = try PushTokenRegistration.kind(in: body) {
+                let registration = try PushTokenRegistration(body, kind: kind)
+                try await devices.register(appID: app.id, registration)
+                return try jsonResponse(200, encoding: ["registration_id": registration.registrationID])
             }
             let registration = try DeviceRegistration(body)
             let rid = try await registrar.register(appID: app.id, registration)

@@ -50,7 +50,8 @@ public struct DeviceListing: Sendable, Equatable {
                 createdAt: try row.string("created_at"), registeredAt: try row.string("registered_at"),
                 lastSeenAt: try row.string("last_seen_at"), invalidatedAt: row["invalidated_at"],
                 invalidationReason: row["invalidation_reason"], apnsInvalidatedAt: row["apns_invalidated_at"],
-                reactivatedAt: row["reactivated_at"]))
+                reactivatedAt: row["reactivated_at"],
+                pushTokens: try JSONDecoder().decode([ListedPushToken].self, from: Data(try row.string("push_tokens").utf8))))
         }
         return (devices, rows.count > limit ? String(lastID) : nil)
     }
@@ -67,4 +68,18 @@ public struct ListedDevice: Sendable, Equatable {
     public var tags: [String]
     public var createdAt, registeredAt, lastSeenAt: String
     public var invalidatedAt, invalidationReason, apnsInvalidatedAt, reactivatedAt: String?
+    /// The device's tokens of other kinds (VoIP, location, complication, File Provider, Push
+    /// to Talk), by kind; shown like `token`.
+    public var pushTokens: [ListedPushToken] = []
+}
+
+/// One of a listed device's tokens of another kind (`PushTokenKind`).
+public struct ListedPushToken: Sendable, Equatable, Codable {
+    public var kind, token: String
+    public var registeredAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case kind, token
+        case registeredAt = "registered_at"
+    }
 }

@@ -29,7 +29,7 @@ public struct DeviceRegistration: Sendable, Equatable {
     /// nil: keep the stored badge.
     public var badge: Int?
 
-    /// `token_type` may say `"apns"` (the default); `"voip"` is a `VoIPRegistration`.
+    /// `token_type` may say `"apns"` (the default); another kind is a `PushTokenRegistration`.
     public static let fields: Set<String> = ["platform", "token", "token_type", "environment", "alias", "tags", "badge"]
 
     public init(platform: DevicePlatform = .ios, token: DeviceToken, environment: DeviceEnvironment?, alias: String? = nil,
@@ -46,8 +46,9 @@ public struct DeviceRegistration: Sendable, Equatable {
     ///   shape, `DeviceFieldError` for a value the registry refuses.
     public init(_ body: JSONObjectReader) throws {
         try body.rejectUnknownKeys(allowed: Self.fields)
-        if try VoIPRegistration.isAsked(in: body) {
-            throw DeviceFieldError("token_type \"voip\" registers a VoIP token beside a device's notification token (VoIPRegistration)")
+        if let kind = try PushTokenRegistration.kind(in: body) {
+            throw DeviceFieldError(
+                "token_type \"\(kind.rawValue)\" registers a \(kind.displayName) token beside a device's notification token (PushTokenRegistration)")
         }
         platform = try DevicePlatform(parsing: try body.string("platform"))
         token = try DeviceToken(parsing: try body.string("token"), platform: platform)

@@ -29,14 +29,17 @@ public struct DeviceRepository: Sendable {
     }
 
     /// The device's JPush view: tags, alias, mobile; nil when the app has no such device.
-    /// Gives the device `registration.registrationID` its VoIP token.
+    /// Gives the device `registration.registrationID` its token of `registration.kind`.
     ///
     /// - Throws: `unknownRegistrationID` when the app has no iOS device of that id.
-    public func register(appID: Int64, _ registration: VoIPRegistration) async throws {
+    public func register(appID: Int64, _ registration: PushTokenRegistration) async throws {
         let rid = registration.registrationID
         guard let uuid = RegistrationID.uuid(rid) else { throw Self.unknownRegistrationID(rid) }
+        let (statement, parameters): (SQLStatement, [(any PostgresBindable)?]) = registration.kind == .voip
+            ? (DeviceStatements.registerVoIP, [appID, uuid, registration.token.text])
+            : (DeviceStatements.registerPushToken, [appID, uuid, registration.token.text, registration.kind.rawValue])
         let found = try await pool.withConnection { connection in
-            try connection.preparedQuery(DeviceStatements.registerVoIP, [appID, uuid, registration.token.text]).first != nil
+            try connection.preparedQuery(statement, parameters).first != nil
         }
         guard found else { throw Self.unknownRegistrationID(rid) }
     }

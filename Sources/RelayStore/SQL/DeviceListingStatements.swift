@@ -2,7 +2,8 @@ import PostgresStore
 
 /// A page of `GET /admin/v1/apps/{app_key}/devices` (`DeviceListing`), one text per set of
 /// filters given: `$1` app, `$2` cursor (only larger device ids), `$3` limit + 1, then one
-/// parameter per filter given, in the order environment, active, alias, tag, platform.
+/// parameter per filter given, in the order environment, active, alias, tag, platform. Each
+/// device's tokens of other kinds (VoIP, location, …) come as a JSON array.
 enum DeviceListingStatements {
     static let page = ListingVariants("pushrelay_device_listing", filters: ["environment", "active", "alias", "tag", "platform"]) { given in
         var conditions = ["d.app_id = $1", "d.id > $2"]
@@ -19,7 +20,13 @@ enum DeviceListingStatements {
                    \(isoTimestampSQL("d.last_seen_at")) AS last_seen_at, \(isoTimestampSQL("d.invalidated_at")) AS invalidated_at,
                    \(isoTimestampSQL("d.apns_invalidated_at")) AS apns_invalidated_at,
                    \(isoTimestampSQL("d.reactivated_at")) AS reactivated_at,
-                   array_to_json(ARRAY(SELECT t.tag FROM device_tags t WHERE t.device_id = d.id ORDER BY t.tag))::text AS tags
+                   array_to_json(ARRAY(SELECT t.tag FROM device_tags t WHERE t.device_id = d.id ORDER BY t.tag))::text AS tags,
+                   (SELECT coalesce(json_agg(json_build_object('kind', p.kind, 'token', p.token, 'registered_at', \(isoTimestampSQL("p.at")))
+                                             ORDER BY p.kind), '[]')
+                    FROM (SELECT 'voip' AS kind, d.voip_token AS token, d.voip_registered_at AS at WHERE d.voip_token IS NOT NULL
+                          UNION ALL
+                          SELECT k.kind, k.token, k.registered_at FROM device_push_tokens k WHERE k.app_id = d.app_id AND k.device_id = d.id) p
+                   )::text AS push_tokens
             FROM devices d
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY d.id

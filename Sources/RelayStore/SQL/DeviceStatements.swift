@@ -94,6 +94,25 @@ enum DeviceStatements {
         RETURNING id
         """)
 
+    /// `registerVoIP` for another kind $4 (`device_push_tokens`): the iOS device's token of
+    /// that kind, taken from any other device of the app that held it (index
+    /// device_push_tokens_token). Returns the device's id; no row for an unknown or Android device.
+    static let registerPushToken = SQLStatement("pushrelay_device_register_push_token", """
+        WITH device AS (
+            SELECT id FROM devices WHERE app_id = $1 AND registration_id = $2::uuid AND platform = 'ios'
+        ), moved AS (
+            DELETE FROM device_push_tokens k
+            WHERE k.app_id = $1 AND k.kind = $4::text AND k.token = $3::text AND k.device_id <> (SELECT id FROM device)
+        ), stored AS (
+            INSERT INTO device_push_tokens (app_id, device_id, kind, token)
+            SELECT $1, id, $4::text, $3::text FROM device
+            ON CONFLICT (app_id, kind, device_id) DO UPDATE SET token = excluded.token, registered_at = now()
+            RETURNING device_id
+        )
+        UPDATE devices d SET last_seen_at = now() FROM stored s WHERE d.app_id = $1 AND d.id = s.device_id
+        RETURNING d.id
+        """)
+
     static let find = SQLStatement("pushrelay_device_find",
         "SELECT id, alias, mobile FROM devices WHERE app_id = $1 AND registration_id = $2::uuid")
 
@@ -225,7 +244,7 @@ enum DeviceStatements {
     static let removeAlias = SQLStatement("pushrelay_alias_remove",
         "UPDATE devices SET alias = NULL WHERE app_id = $1 AND alias = $2 AND id = ANY ($3::bigint[])")
 
-    static let all = [register, registerBatch, registerVoIP, find, update, resolve, status, invalidate, applyBadge,
+    static let all = [register, registerBatch, registerVoIP, registerPushToken, find, update, resolve, status, invalidate, applyBadge,
                       tagsOfDevice, clearTags, removeTags, addTags, countTags,
                       appTags, hasTag, untagDevices, tagDevices, overTagged, deleteTag,
                       aliasDevices, deleteAlias, removeAlias]
