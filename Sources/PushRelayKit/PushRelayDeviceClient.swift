@@ -75,6 +75,35 @@ public struct PushRelayDeviceClient: Sendable {
         return try await http.send(request)
     }
 
+    /// Sends one token report with the device secret (docs/pushrelaykit.md, "Live Activities
+    /// and other tokens"); the Live Activity routes name the device in the body:
+    /// - a start token: `POST /client/v1/live-activities/start-tokens` `{registration_id, attributes_type, token}`;
+    /// - an activity's token: `POST /client/v1/live-activities/{activity_id}/tokens` `{registration_id, token}`;
+    /// - an activity's state: `PUT /client/v1/live-activities/{activity_id}/state` `{registration_id, state}`;
+    /// - a token of another kind: `PATCH /client/v1/devices/{registration_id}` `{token_type, token}`.
+    public func report(_ report: TokenReport, as credentials: DeviceCredentials) async throws(PushRelayError) {
+        struct Body: Encodable {
+            var registration_id: String?
+            var attributes_type: String?
+            var token_type: String?
+            var token: String?
+            var state: String?
+        }
+        let rid = credentials.registrationID
+        let (method, path, body): (String, String, Body) = switch report {
+        case .startToken(let type, let token):
+            ("POST", "/client/v1/live-activities/start-tokens", Body(registration_id: rid, attributes_type: type, token: token))
+        case .activityToken(let id, let token):
+            ("POST", "/client/v1/live-activities/\(RelayHTTP.segment(id))/tokens", Body(registration_id: rid, token: token))
+        case .activityState(let id, let state):
+            ("PUT", "/client/v1/live-activities/\(RelayHTTP.segment(id))/state", Body(registration_id: rid, state: state.rawValue))
+        case .deviceToken(let type, let token):
+            ("PATCH", devicePath(credentials), Body(token_type: type.rawValue, token: token))
+        }
+        let request = try http.request(method, path, body: body, authorization: "Bearer \(credentials.deviceSecret)")
+        let _: RelayHTTP.Empty = try await http.send(request)
+    }
+
     private func devicePath(_ credentials: DeviceCredentials) -> String {
         "/client/v1/devices/\(RelayHTTP.segment(credentials.registrationID))"
     }

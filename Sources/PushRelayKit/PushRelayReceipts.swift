@@ -31,14 +31,10 @@ public actor PushRelayReceipts {
     private let registration: ClientKeyRegistration
     private let store: any ReceiptQueueStore
     private let capacity: Int
-    private let backoff: Backoff
     private let sleeper: any Sleeper
-    private let random: @Sendable () -> Double
     private let now: @Sendable () -> Date
 
-    /// Sends in a row that failed; the next retry waits `backoff.delay(attempt: failures)`.
-    private var failures = 0
-    private var retryTask: Task<Void, Never>?
+    private var retries: RetrySchedule
     /// One batch in flight per process: a receipt reported meanwhile goes with the running send.
     private var sending = false
 
@@ -54,9 +50,8 @@ public actor PushRelayReceipts {
         self.registration = registration
         self.store = store
         self.capacity = capacity
-        self.backoff = backoff
         self.sleeper = sleeper
-        self.random = random
+        self.retries = RetrySchedule(backoff: backoff, sleeper: sleeper, random: random)
         self.now = now
     }
 
@@ -115,7 +110,7 @@ public actor PushRelayReceipts {
             do {
                 _ = try await registration.client.sendReceipts(batch, as: credentials)
                 outcome = .accepted
-                failures = 0
+                retries.succeeded()
             } catch {
                 // Cut off by the budget: the batch stays queued as it is.
                 if Task.isCancelled { return .queued }
@@ -147,14 +142,8 @@ public actor PushRelayReceipts {
         return .queued
     }
 
-    /// Sends again after the backoff's delay; a newer failure moves the retry later.
+    /// Sends again after the backoff's delay.
     private func retryLater() {
-        failures += 1
-        let delay = backoff.delay(attempt: failures, random: random())
-        retryTask?.cancel()
-        retryTask = Task { [sleeper] in
-            do { try await sleeper.sleep(for: delay) } catch { return }
-            await self.flush()
-        }
+        retries.retry { await self.flush() }
     }
 }

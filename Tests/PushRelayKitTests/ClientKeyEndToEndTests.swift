@@ -97,4 +97,28 @@ import Testing
             #expect(try await backend.received(msgIDs: [result.msgID]).first?.iosApnsReceived == 1)
         }
     }
+
+    /// The phone's VoIP and location tokens through `PushTokenReporter` (the device secret's
+    /// `PATCH /client/v1/devices/{rid}`): a push of each type reaches its token, once reported.
+    @Test func tokensOfOtherKindsReachTheirPushes() async throws {
+        try await LiveRelay.with { relay in
+            let backend = try await relay.makeApp()
+            let client = PushRelayDeviceClient(baseURL: relay.baseURL, clientKey: try await relay.makeClientKey(backend))
+            let registration = ClientKeyRegistration(client: client, store: InMemoryCredentialStore())
+            let rid = try await registration.register(token: DeviceToken(EndToEndTests.randomToken()).hex, environment: .production,
+                                                      alias: nil, tags: [])
+            let reporter = PushTokenReporter(registration: registration)
+            for type in [IOSNotification.PushType.voip, .location] {
+                let token = EndToEndTests.randomToken()
+                #expect(await reporter.report(PushTokenType(rawValue: type.rawValue)!, token: token))
+                _ = try await backend.push(Push(audience: .registrationIDs(rid), notification: PushNotification(
+                    ios: IOSNotification(pushType: type, extras: ["k": "v"]))))
+                let delivery = try await poll("the \(type) delivery") { relay.simulator.deliveries(token: DeviceToken(token).hex).first }
+                #expect(delivery.pushType == type.rawValue)
+                #expect(delivery.json["k"] as? String == "v")
+            }
+            // Reported again (a relaunch): nothing is sent.
+            #expect(await reporter.outbox.pending.isEmpty)
+        }
+    }
 }
