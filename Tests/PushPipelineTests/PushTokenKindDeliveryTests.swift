@@ -1,5 +1,7 @@
 import APNSSimulator
 import Foundation
+@testable import RelayAPI
+import RelayStore
 import Testing
 
 /// End to end (issue 29): devices register location, complication, File Provider and Push to
@@ -47,6 +49,12 @@ import Testing
                 ["location:\(Self.token("location", 2))", "pushtotalk:\(Self.token("pushtotalk", 2))", "voip:\(Self.token("voip", 2))"],
                 [],
             ])
+
+            // The dashboard counts them by kind.
+            let dashboard = try #require(try await DashboardApp.read(key: app.key, pool: relay.pool).first)
+            #expect(dashboard.pushTokens == ["location": 2, "fileprovider": 1, "pushtotalk": 1, "voip": 1])
+            let page = DashboardPages.app(dashboard, bars: [], failures: [:], messages: [], now: Date(), csrf: "c")
+            #expect(page.contains("location tokens") && page.contains("Push to Talk tokens") && !page.contains("complication tokens"))
 
             let suffixes = ["location": ".location-query", "fileprovider": ".pushkit.fileprovider", "pushtotalk": ".voip-ptt"]
             for (kind, suffix) in suffixes.sorted(by: { $0.key < $1.key }) {

@@ -65,6 +65,10 @@ enum DashboardPages {
         var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
         body += stat("iOS production devices", app.production) + stat("iOS sandbox devices", app.sandbox)
             + stat("Android devices", app.android)
+        // Counts only: the tokens themselves are in the admin device listing.
+        for kind in PushTokenKind.allCases {
+            if let count = app.pushTokens[kind.rawValue] { body += stat("\(kind.displayName) tokens", count) }
+        }
         body += stat("sent, last hour", bars.reduce(0) { $0 + $1.sent }) + stat("not delivered, last hour", bars.reduce(0) { $0 + $1.failed })
         body += "</div><div class=\"card\"><table>"
         body += "<tr><th>App key</th><td><code>\(HTML.escape(app.key))</code></td></tr>"

@@ -29,6 +29,9 @@ public struct DashboardApp: Sendable {
     public var sandbox: Int
     /// Active Android devices.
     public var android: Int
+    /// Tokens of other kinds held, by kind (`PushTokenKind`'s raw value): VoIP tokens of
+    /// active devices, and the rows of `device_push_tokens`; kinds nobody holds are absent.
+    public var pushTokens: [String: Int] = [:]
     /// The FCM credential's Firebase project (nil: none), and why FCM refused it.
     public var fcmProjectID: String?
     public var fcmBrokenReason: String?
@@ -62,10 +65,14 @@ public struct DashboardApp: Sendable {
                     certificateExpiresAt: row["\(prefix)_certificate_expires_at"].flatMap(Double.init).map { Date(timeIntervalSince1970: $0) },
                     brokenReason: row["\(prefix)_broken_reason"])
             }
-            return DashboardApp(key: try row.string("app_key"), name: try row.string("name"), createdAt: try row.string("created_at"),
-                                sandboxCredential: try credential("sandbox"), productionCredential: try credential("production"),
-                                production: try row.int("production"), sandbox: try row.int("sandbox"), android: try row.int("android"),
-                                fcmProjectID: row["fcm_project_id"], fcmBrokenReason: row["fcm_broken_reason"])
+            var app = DashboardApp(key: try row.string("app_key"), name: try row.string("name"), createdAt: try row.string("created_at"),
+                                   sandboxCredential: try credential("sandbox"), productionCredential: try credential("production"),
+                                   production: try row.int("production"), sandbox: try row.int("sandbox"), android: try row.int("android"),
+                                   fcmProjectID: row["fcm_project_id"], fcmBrokenReason: row["fcm_broken_reason"])
+            app.pushTokens = try JSONDecoder().decode([String: Int].self, from: Data(try row.string("push_tokens").utf8))
+            let voip = try row.int("voip_tokens")
+            if voip > 0 { app.pushTokens["voip"] = voip }
+            return app
         }
     }
 }

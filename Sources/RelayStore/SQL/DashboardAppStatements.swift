@@ -1,7 +1,8 @@
 import PostgresStore
 
 /// The apps as the dashboard's pages show them: each with its APNs credential per
-/// environment, its FCM credential and its active devices per environment (iOS) and on Android, by name.
+/// environment, its FCM credential, its active devices per environment (iOS) and on Android,
+/// and its tokens of other kinds (VoIP, location, …) by kind, by name.
 enum DashboardAppStatements {
     private static let columns = """
         SELECT a.app_key, a.name, \(isoTimestampSQL("a.created_at")) AS created_at,
@@ -12,6 +13,9 @@ enum DashboardAppStatements {
                (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'production' AND d.active) AS production,
                (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.environment = 'sandbox' AND d.active) AS sandbox,
                (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.platform = 'android' AND d.active) AS android,
+               (SELECT count(*) FROM devices d WHERE d.app_id = a.id AND d.voip_token IS NOT NULL AND d.active) AS voip_tokens,
+               (SELECT coalesce(json_object_agg(k.kind, k.n), '{}')::text
+                FROM (SELECT t.kind, count(*) AS n FROM device_push_tokens t WHERE t.app_id = a.id GROUP BY t.kind) k) AS push_tokens,
                f.project_id AS fcm_project_id, f.broken_reason AS fcm_broken_reason
         FROM apps a
         LEFT JOIN apns_credentials p ON p.app_id = a.id AND p.environment = 'production'
