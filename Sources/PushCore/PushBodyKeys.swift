@@ -2,7 +2,7 @@ import RelayCore
 
 /// The keys JPush documents for each object of a push body that PushRelay reads, split into
 /// those it delivers and those it keeps with the message without delivering them (other
-/// platforms, vendor channels, SMS, callbacks, …).
+/// platforms, vendor channels, SMS, …).
 ///
 /// A key in neither set is refused with 1009, so a typo is an error; a documented key is never
 /// refused. The insides of an ignored part are JPush's business: only their type is checked
@@ -27,13 +27,13 @@ public struct PushBodyKeys: Sendable {
 
     public var documented: Set<String> { delivered.union(ignored.keys) }
 
-    /// The push body: `platform`, `audience`, `notification`, `message`, `options`, `cid`, and
-    /// the parts only JPush delivers.
+    /// The push body: `platform`, `audience`, `notification`, `message`, `options`, `cid`,
+    /// `callback` (`PushCallback`), and the parts only JPush delivers.
     public static let body = PushBodyKeys(
         path: "",
-        delivered: ["platform", "audience", "notification", "message", "options", "cid"],
+        delivered: ["platform", "audience", "notification", "message", "options", "cid", "callback"],
         ignored: [
-            "sms_message": .object, "callback": .object, "notification_3rd": .object, "inapp_message": .object,
+            "sms_message": .object, "notification_3rd": .object, "inapp_message": .object,
             "live_activity": .object,
         ])
 
@@ -82,7 +82,7 @@ public struct PushBodyKeys: Sendable {
     /// An entry of a batch push's `pushlist`: the body's keys with `target` for `audience`,
     /// and no `cid` (the entry's key is its cid).
     public static let pushlistEntry = PushBodyKeys(
-        path: "", delivered: ["platform", "target", "notification", "message", "options"], ignored: body.ignored)
+        path: "", delivered: ["platform", "target", "notification", "message", "options", "callback"], ignored: body.ignored)
 
     /// The ignored parts that carry content for someone (another platform, a channel, SMS), as
     /// opposed to options of a delivery: a body whose only content is in them is accepted.

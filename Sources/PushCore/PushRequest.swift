@@ -14,6 +14,8 @@ public struct PushRequest: Sendable, Equatable {
     public var options: PushOptions
     /// The idempotency key: the same cid for the same app gets the first answer again.
     public var cid: String?
+    /// Where this message's receipts are POSTed (`callback`).
+    public var callback: PushCallback?
     /// The documented parts of the body this relay keeps with the message but does not
     /// deliver, by path (`"notification.android"`, `"sms_message"`, …), sorted.
     public var ignored: [String]
@@ -34,7 +36,8 @@ public struct PushRequest: Sendable, Equatable {
 
     public init(
         platform: PlatformSelection, audience: Audience, notification: PushNotification? = nil,
-        message: PushMessage? = nil, options: PushOptions = PushOptions(), cid: String? = nil, ignored: [String] = []
+        message: PushMessage? = nil, options: PushOptions = PushOptions(), cid: String? = nil, callback: PushCallback? = nil,
+        ignored: [String] = []
     ) {
         self.platform = platform
         self.audience = audience
@@ -42,6 +45,7 @@ public struct PushRequest: Sendable, Equatable {
         self.message = message
         self.options = options
         self.cid = cid
+        self.callback = callback
         self.ignored = ignored
         deliversToIOS = platform.includesIOS
         deliversToAndroid = platform.includesAndroid
@@ -87,6 +91,7 @@ public struct PushRequest: Sendable, Equatable {
         }
         options = try PushOptions.parse(reader.optionalObject("options"), ignored: &ignored)
         self.cid = try cid()
+        callback = try reader.optionalObject("callback").map { (callback) throws(JPushError) in try PushCallback.parse(callback) }
         if notification?.android != nil, !platform.includesAndroid { ignored.append("notification.android") }
         self.ignored = CanonicalJSON.sorted(ignored)
         deliversToIOS = platform.includesIOS
@@ -133,6 +138,14 @@ public struct PushRequest: Sendable, Equatable {
         try object.rejectUnknownKeys(allowed: LiveActivityContent.fields.union(LiveActivityContent.appleNames.values))
         ignored.removeAll { $0 == "live_activity" }
         return try LiveActivityContent.parse(object, activityID: nil)
+    }
+
+    /// The push with `callback` among its ignored parts: for an app without a webhook, which
+    /// nothing could sign its callbacks with.
+    public func callbackIgnored() -> PushRequest {
+        var push = self
+        if callback != nil, !ignored.contains("callback") { push.ignored = CanonicalJSON.sorted(ignored + ["callback"]) }
+        return push
     }
 
     /// `cid`: non-empty, at most `PushLimits.cidBytes`, no control characters.

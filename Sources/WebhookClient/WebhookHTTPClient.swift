@@ -1,5 +1,6 @@
 import APNSClient
 import EventLoops
+import RelayCore
 import Synchronization
 
 /// The process's webhook poster: HTTP/1.1 over TCP or TLS on the process's event loops,

@@ -1,3 +1,5 @@
+import RelayCore
+
 /// Delivers one webhook request: what the outbox's delivery worker calls, and what its
 /// tests replace.
 public protocol WebhookPoster: Sendable {

@@ -86,11 +86,12 @@ import Testing
     }
 
     @Test func undocumentedKeysInsideBatchEntriesAre1009() throws {
-        let text = #"{"pushlist":{"c1":{"platform":"ios","target":"alias1","notification":{"alert":"a"},"sms_message":{"temp_id":1},"callback":{"url":"u"}},"c2":{"platform":"ios","target":"alias1","notification":{"alert":"a"},"audience":"all"}}}"#
+        let text = #"{"pushlist":{"c1":{"platform":"ios","target":"alias1","notification":{"alert":"a"},"sms_message":{"temp_id":1},"callback":{"url":"https://example.com/cb"}},"c2":{"platform":"ios","target":"alias1","notification":{"alert":"a"},"audience":"all"}}}"#
         let entries = try BatchPushList.parse(Array(text.utf8), target: .alias)
         guard case .accepted(let request, let body) = entries[0].outcome else { Issue.record("c1 rejected"); return }
-        #expect(request.ignored == ["callback", "sms_message"])
-        #expect(PushBodyKeys.ignoredParts(ofBody: body) == ["callback", "sms_message"])
+        #expect(request.ignored == ["sms_message"])
+        #expect(request.callback?.url?.text == "https://example.com/cb")
+        #expect(PushBodyKeys.ignoredParts(ofBody: body) == ["sms_message"])
         #expect(entries[1].outcome == .rejected(JPushError(status: 400, code: 1009, message: "unknown field \"pushlist.c2.audience\"")))
     }
 
@@ -128,7 +129,7 @@ import Testing
             """#
         let request = try push(text)
         let expected = [
-            "callback", "notification.ai_opportunity", "notification.android.builder_id", "notification.hmos", "notification.voip",
+            "notification.ai_opportunity", "notification.android.builder_id", "notification.hmos", "notification.voip",
             "options.classification", "options.third_party_channel.huawei", "sms_message",
         ]
         #expect(request.ignored == expected)
@@ -154,7 +155,7 @@ import Testing
         #expect(try push(body()).deliversToIOS)
         // Options of a delivery are no content: nothing for anyone is still an error.
         let nothing = "nothing to deliver to iOS: give notification.alert, notification.ios with alert, sound, badge or content-available, or a message"
-        #expect(rejection(iosBody(#"{"extras":{"k":"v"}}"#, #""callback":{"url":"u"},"options":{"classification":1}"#))
+        #expect(rejection(iosBody(#"{"extras":{"k":"v"}}"#, #""callback":{"url":"https://example.com/cb"},"options":{"classification":1}"#))
             == JPushError(status: 400, code: 1002, message: nothing))
         #expect(rejection(body(notification: #"{"ai_opportunity":true}"#))?.code == 1002)
     }

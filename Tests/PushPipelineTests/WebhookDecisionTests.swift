@@ -63,6 +63,21 @@ import WebhookClient
         #expect(sized.map { $0.events.map(\.id) } == [[1], [2]])
     }
 
+    /// A push's callback URL is a target of its own: its events never share a request with
+    /// the app's webhook's, nor with another URL's.
+    @Test func eventsAreCutPerAppAndURL() {
+        func to(_ id: Int64, _ url: String) -> LeasedWebhookEvent {
+            var leased = event(id, app: 1)
+            leased.target.url = url
+            return leased
+        }
+        let events = [to(1, "https://example.com/1"), to(2, "https://cb.example.com/a"), to(3, "https://example.com/1"),
+                      to(4, "https://cb.example.com/b"), to(5, "https://cb.example.com/a")]
+        let batches = WebhookRequestBatch.cut(events, maxEvents: 10, maxBytes: 1 << 20)
+        #expect(batches.map { $0.events.map(\.id) } == [[1, 3], [2, 5], [4]])
+        #expect(batches.map(\.target.url) == ["https://example.com/1", "https://cb.example.com/a", "https://cb.example.com/b"])
+    }
+
     @Test func theBodyCarriesTheStoredEventsWithTheirIDs() throws {
         let batch = WebhookRequestBatch(target: event(1, app: 7).target,
                                         events: [event(1, app: 7, payload: #"{"a": 1}"#), event(2, app: 7, payload: #"{"b": [2]}"#), event(3, app: 7, payload: "{}")])

@@ -51,7 +51,7 @@ import Testing
         (#"{"url": "ftp://example.com/", "events": ["receipt"]}"#, "http or https", 1003),
         (#"{"url": "https://user:pw@example.com/", "events": ["receipt"]}"#, "user name", 1003),
         (#"{"events": ["receipt"]}"#, "url", 1002),
-        (#"{"url": "https://example.com/", "events": []}"#, "events", 1003),
+        (#"{"url": "https://example.com/"}"#, "events", 1003),
         (#"{"url": "https://example.com/", "events": ["push.sent"]}"#, "unknown event", 1003),
         (#"{"url": "https://example.com/", "events": ["receipt", "receipt"]}"#, "twice", 1003),
         (#"{"url": "https://example.com/", "events": "receipt"}"#, "events", 1003),

@@ -1,6 +1,7 @@
 import EventLoops
 import Foundation
 import Testing
+import RelayCore
 import TestSupport
 @testable import WebhookClient
 

@@ -1,3 +1,4 @@
+import RelayCore
 import Testing
 @testable import WebhookClient
 

@@ -5,7 +5,8 @@ import PostgresStore
 enum WebhookOutboxStatements {
     /// Leases up to $2 due events ($1 now) for $3 milliseconds to holder $4: their next
     /// attempt moves past the lease, so the events of a holder that dies come due again.
-    /// Each row carries its app's webhook (URL, sealed secret, app key).
+    /// Each row carries where it goes (its own URL, a push's callback, else its app's
+    /// webhook's) and its app's sealed secret and key.
     static let lease = SQLStatement("pushrelay_webhook_lease", """
         WITH due AS (
             SELECT id FROM webhook_events
@@ -16,7 +17,7 @@ enum WebhookOutboxStatements {
         UPDATE webhook_events e SET next_attempt_at = $1::timestamptz + $3::integer * interval '1 millisecond', lease_owner = $4::text
         FROM due, webhooks w, apps a
         WHERE e.id = due.id AND w.app_id = e.app_id AND a.id = e.app_id
-        RETURNING e.id, e.app_id, e.payload::text AS payload, e.attempts, e.horizon_from, a.app_key, w.url, w.sealed_secret
+        RETURNING e.id, e.app_id, e.payload::text AS payload, e.attempts, e.horizon_from, a.app_key, coalesce(e.url, w.url) AS url, w.sealed_secret
         """)
 
     /// Records attempts by holder $1 at $2: a row per event from $3…$6 (id, state, the

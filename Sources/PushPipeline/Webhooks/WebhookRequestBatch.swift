@@ -1,7 +1,8 @@
 import Foundation
 
-/// Where an app's events go: its webhook as the lease reads it.
-struct WebhookTarget: Sendable, Equatable {
+/// Where an event goes: its app's webhook, or a push's callback URL signed with that
+/// webhook's secret, as the lease reads it.
+struct WebhookTarget: Sendable, Hashable {
     var appKey: String
     var url: String
     var sealedSecret: [UInt8]
@@ -20,22 +21,22 @@ struct LeasedWebhookEvent: Sendable, Equatable {
     var target: WebhookTarget
 }
 
-/// The events one request carries: one app's, in lease order, at most so many and so
-/// large (an event larger than the limit alone goes alone).
+/// The events one request carries: one target's (an app and a URL), in lease order, at most
+/// so many and so large (an event larger than the limit alone goes alone).
 struct WebhookRequestBatch: Sendable, Equatable {
     var target: WebhookTarget
     var events: [LeasedWebhookEvent]
 
     static func cut(_ events: [LeasedWebhookEvent], maxEvents: Int, maxBytes: Int) -> [WebhookRequestBatch] {
         var batches: [WebhookRequestBatch] = []
-        var open: [Int64: (index: Int, bytes: Int)] = [:]
+        var open: [WebhookTarget: (index: Int, bytes: Int)] = [:]
         for event in events {
             let size = event.payload.utf8.count + 32  // with its id and comma
-            if let (index, bytes) = open[event.appID], batches[index].events.count < maxEvents, bytes + size <= maxBytes {
+            if let (index, bytes) = open[event.target], batches[index].events.count < maxEvents, bytes + size <= maxBytes {
                 batches[index].events.append(event)
-                open[event.appID] = (index, bytes + size)
+                open[event.target] = (index, bytes + size)
             } else {
-                open[event.appID] = (batches.count, size)
+                open[event.target] = (batches.count, size)
                 batches.append(WebhookRequestBatch(target: event.target, events: [event]))
             }
         }

@@ -15,12 +15,17 @@ struct GroupPushRoutes: Sendable {
         router.add("POST", "/v3/grouppush", context.groupHandler(failure: failure) { request, _, group in
             let push = try PushRequest.parse(request.body)
             let (groupMsgID, outcomes) = try await store.accept(group, request: push, body: request.body)
+            let unsigned = push.callback == nil ? [] : try await context.appsWithoutWebhook(outcomes.map(\.appKey))
+            var answers: [String: PushRequest] = [:]
             for outcome in outcomes {
                 guard case .success(let accepted) = outcome.result else { continue }
+                let answered = unsigned.contains(outcome.appKey) ? push.callbackIgnored() : push
+                answers[outcome.appKey] = answered
                 context.countAccepted(accepted, appKey: outcome.appKey)
-                context.logIgnored(push, accepted: accepted, appKey: outcome.appKey)
+                context.logIgnored(answered, accepted: accepted, appKey: outcome.appKey)
             }
-            return try jsonResponse(200, encoding: GroupShapes.PushAnswer(groupMsgID: groupMsgID, outcomes: outcomes, ignored: push.ignored))
+            return try jsonResponse(200, encoding: GroupShapes.PushAnswer(groupMsgID: groupMsgID, outcomes: outcomes,
+                                                                          ignored: answers.mapValues(\.ignored)))
         })
     }
 }

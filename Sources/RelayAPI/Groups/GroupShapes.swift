@@ -12,8 +12,9 @@ enum GroupShapes {
     struct PushAnswer: Encodable {
         var groupMsgID: MessageID
         var outcomes: [GroupPushStore.Outcome]
-        /// `PushRequest.ignored`: the same for every app.
-        var ignored: [String]
+        /// `PushRequest.ignored` by app key: the same for every app, but for `callback` in
+        /// those without a webhook.
+        var ignored: [String: [String]]
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnswerKey.self)
@@ -21,7 +22,7 @@ enum GroupShapes {
             for outcome in outcomes {
                 switch outcome.result {
                 case .success(let accepted):
-                    try container.encode(PushReply(sendno: accepted.sendno, msgID: accepted.msgID, ignored: ignored), forKey: AnswerKey(outcome.appKey))
+                    try container.encode(PushReply(sendno: accepted.sendno, msgID: accepted.msgID, ignored: ignored[outcome.appKey] ?? []), forKey: AnswerKey(outcome.appKey))
                 case .failure(let error):
                     try container.encode(error, forKey: AnswerKey(outcome.appKey))
                 }

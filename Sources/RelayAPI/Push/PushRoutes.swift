@@ -14,15 +14,15 @@ struct PushRoutes: Sendable {
         let messages = context.messages
 
         router.add("POST", "/v3/push", context.appHandler { request, _, app in
-            let push = try PushRequest.parse(request.body)
+            let push = try await context.answering(PushRequest.parse(request.body), appKey: app.appKey)
             let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
             context.countAccepted(accepted, appKey: app.appKey)
             context.logIgnored(push, accepted: accepted, appKey: app.appKey)
             return try jsonResponse(200, encoding: PushReply(sendno: accepted.sendno, msgID: accepted.msgID, ignored: push.ignored))
         })
 
-        router.add("POST", "/v3/push/validate", context.appHandler { request, _, _ in
-            let push = try PushRequest.parse(request.body)
+        router.add("POST", "/v3/push/validate", context.appHandler { request, _, app in
+            let push = try await context.answering(PushRequest.parse(request.body), appKey: app.appKey)
             return try jsonResponse(200, encoding: PushReply(sendno: push.options.sendno, msgID: messages.nextMessageID(), ignored: push.ignored))
         })
 
@@ -46,6 +46,8 @@ struct PushRoutes: Sendable {
                                ("/v3/push/batch/alias/single", BatchPushList.Target.alias)] {
             router.add("POST", path, context.appHandler { request, _, app in
                 let entries = try BatchPushList.parse(request.body, target: target)
+                let hasCallback = entries.contains { if case .accepted(let push, _) = $0.outcome { push.callback != nil } else { false } }
+                let unsigned = hasCallback ? try await !context.appsWithoutWebhook([app.appKey]).isEmpty : false
                 // Every valid entry in one transaction (`MessageStore.acceptAll`), each
                 // answered with its own msg_id or error.
                 var pushes: [(cid: String, push: PushRequest)] = []
@@ -54,7 +56,7 @@ struct PushRoutes: Sendable {
                 for entry in entries {
                     switch entry.outcome {
                     case .accepted(let push, let body):
-                        pushes.append((entry.cid, push))
+                        pushes.append((entry.cid, unsigned ? push.callbackIgnored() : push))
                         submissions.append(MessageStore.Submission(appID: app.id, request: push, body: body))
                     case .rejected(let error):
                         reply[entry.cid] = .refused(error)

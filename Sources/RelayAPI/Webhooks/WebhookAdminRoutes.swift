@@ -58,7 +58,8 @@ struct WebhookAdminRoutes: Sendable {
         })
     }
 
-    /// The PUT body: `{"url": …, "events": […]}`, every event a known type, none twice.
+    /// The PUT body: `{"url": …, "events": […]}`, every event a known type, none twice; no
+    /// events is a webhook for callbacks only.
     static func subscription(_ body: [UInt8]) throws(JPushError) -> (WebhookURL, [WebhookEventType]) {
         let reader = try JSONObjectReader(body)
         try reader.rejectUnknownKeys(allowed: ["url", "events"])
@@ -69,8 +70,9 @@ struct WebhookAdminRoutes: Sendable {
         } catch {
             throw JPushError.illegalValue(error.description)
         }
-        guard let names = try reader.optionalStringArray("events"), !names.isEmpty else {
-            throw JPushError.illegalValue("events must be a non-empty array of: " + WebhookEventType.allCases.map(\.rawValue).joined(separator: ", "))
+        // None: the webhook only signs the pushes' callbacks and is their default URL.
+        guard let names = try reader.optionalStringArray("events") else {
+            throw JPushError.illegalValue("events must be an array (empty: callbacks only) of: " + WebhookEventType.allCases.map(\.rawValue).joined(separator: ", "))
         }
         var events: [WebhookEventType] = []
         for name in names {

@@ -13,8 +13,9 @@ enum ReceiptStatements {
     /// event) — a repeat, in the batch or later, is a conflict that does nothing — and only
     /// what was inserted is added to the message's counters, so the counters equal the rows.
     /// The device's last receipt is noted on its secret's row; a `receipt` webhook event is
-    /// written per receipt recorded when the app's webhook subscribes. Answers how many were known
-    /// and how many recorded.
+    /// written per receipt recorded when the app's webhook subscribes, and a `callback` event
+    /// when the message's callback asks for its type. Answers how many were known and how
+    /// many recorded.
     static let record = SQLStatement("pushrelay_receipts_record", """
         WITH known AS (
             SELECT m.id AS message_id, g.event,
@@ -35,6 +36,18 @@ enum ReceiptStatements {
                 'registration_id', \(RegistrationID.sql("d.registration_id")), 'platform', d.platform, 'receipt', r.event,
                 'at', \(isoTimestampSQL("r.at")))
             FROM recorded r JOIN webhooks w ON w.app_id = $1 AND '\(WebhookEventType.receipt.rawValue)' = ANY (w.events)
+            JOIN devices d ON d.app_id = $1 AND d.id = $2
+        ), callbacks AS (
+            -- A `callback` event per receipt recorded whose type its message's callback asks for
+            -- (1 received, 2 clicked), when the app has a webhook to sign it (migration 0047).
+            INSERT INTO webhook_events (app_id, event, url, payload)
+            SELECT w.app_id, 'callback', c.url, jsonb_build_object(
+                'event', 'callback', 'type', t.bit, 'msg_id', r.message_id::text,
+                'registration_id', \(RegistrationID.sql("d.registration_id")), 'platform', d.platform, 'receipt', r.event,
+                'at', \(isoTimestampSQL("r.at")), 'params', c.params)
+            FROM recorded r CROSS JOIN LATERAL (SELECT CASE r.event WHEN 'received' THEN 1 ELSE 2 END AS bit) t
+            JOIN message_callbacks c ON c.message_id = r.message_id AND c.types & t.bit <> 0
+            JOIN webhooks w ON w.app_id = $1
             JOIN devices d ON d.app_id = $1 AND d.id = $2
         ), counted AS (
             INSERT INTO message_receipt_counts AS c (message_id, received, opened, android_received, android_opened)

@@ -31,10 +31,16 @@ enum WebhookStatements {
         DELETE FROM webhooks WHERE app_id = (SELECT id FROM apps WHERE app_key = $1)
         """)
 
+    /// Of the app keys $1 (text[]), those whose app has a webhook: the pushes whose
+    /// `callback` can be signed (migration 0047).
+    static let withWebhook = SQLStatement("pushrelay_webhook_apps_with", """
+        SELECT a.app_key FROM apps a JOIN webhooks w ON w.app_id = a.id WHERE a.app_key = ANY ($1::text[])
+        """)
+
     /// A page of the app's events, newest first: $2 rows (the limit + 1), older than id $3,
     /// in state $4 (NULL: any).
     static let deliveries = SQLStatement("pushrelay_webhook_deliveries", """
-        SELECT e.id, e.event, e.state, e.attempts, e.last_status, e.last_error,
+        SELECT e.id, e.event, e.url, e.state, e.attempts, e.last_status, e.last_error,
                \(isoTimestampSQL("e.created_at")) AS created_at, \(isoTimestampSQL("e.last_attempt_at")) AS last_attempt_at,
                CASE WHEN e.state = 'pending' THEN \(isoTimestampSQL("e.next_attempt_at")) END AS next_attempt_at,
                \(isoTimestampSQL("e.finished_at")) AS finished_at, e.payload::text AS payload
@@ -51,5 +57,5 @@ enum WebhookStatements {
         RETURNING id
         """)
 
-    static let all = [put, metadata, delete, deliveries, retryDead]
+    static let all = [put, metadata, delete, withWebhook, deliveries, retryDead]
 }

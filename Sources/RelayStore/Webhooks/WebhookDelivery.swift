@@ -31,6 +31,8 @@ public struct WebhookDeliveryListing: Sendable, Equatable {
 public struct WebhookDelivery: Encodable, Sendable, Equatable {
     public var id: Int64
     public var event: String
+    /// A push's callback URL; nil for the app's webhook URL.
+    public var url: String?
     public var state: WebhookDeliveryState
     public var attempts: Int
     public var lastStatus: Int?
@@ -45,6 +47,7 @@ public struct WebhookDelivery: Encodable, Sendable, Equatable {
     init(row: PostgresRow) throws {
         id = Int64(try row.int("id"))
         event = try row.string("event")
+        url = row["url"]
         state = try row.value("state")
         attempts = try row.int("attempts")
         lastStatus = row["last_status"].flatMap { Int($0) }
@@ -61,7 +64,7 @@ public struct WebhookDelivery: Encodable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, event, state, attempts, lastStatus = "last_status", lastError = "last_error", createdAt = "created_at"
+        case id, event, url, state, attempts, lastStatus = "last_status", lastError = "last_error", createdAt = "created_at"
         case lastAttemptAt = "last_attempt_at", nextAttemptAt = "next_attempt_at", finishedAt = "finished_at", payload
     }
 
@@ -70,6 +73,7 @@ public struct WebhookDelivery: Encodable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(String(id), forKey: .id)
         try container.encode(event, forKey: .event)
+        try container.encode(url, forKey: .url)
         try container.encode(state, forKey: .state)
         try container.encode(attempts, forKey: .attempts)
         try container.encode(lastStatus, forKey: .lastStatus)

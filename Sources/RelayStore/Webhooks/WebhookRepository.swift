@@ -54,6 +54,12 @@ public struct WebhookRepository: Sendable {
         try await pool.preparedQuery(WebhookStatements.delete, [appKey]).affectedRows > 0
     }
 
+    /// Of `appKeys`, those whose app has a webhook (whose pushes' callbacks are signed).
+    public func withWebhook(appKeys: [String]) async throws -> Set<String> {
+        guard !appKeys.isEmpty else { return [] }
+        return Set(try await pool.preparedQuery(WebhookStatements.withWebhook, [SQLArray.text(appKeys)]).map { try $0.string("app_key") })
+    }
+
     /// One page of the app's events, newest first.
     public func deliveries(appKey: String, _ listing: WebhookDeliveryListing) async throws -> (deliveries: [WebhookDelivery], next: String?) {
         let rows = try await pool.preparedQuery(WebhookStatements.deliveries, [

@@ -1,5 +1,3 @@
-import RelayCore
-
 /// Where a webhook is POSTed: an `http` or `https` URL checked at the border, so the admin
 /// route can refuse a bad one with a clear sentence and the client never parses it again.
 ///
@@ -114,5 +112,5 @@ public struct WebhookURL: Sendable, Hashable, CustomStringConvertible {
 public struct WebhookURLError: Error, Sendable, Hashable, CustomStringConvertible {
     public let description: String
 
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
