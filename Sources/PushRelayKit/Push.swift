@@ -10,15 +10,18 @@ public struct Push: Sendable, Encodable, Equatable {
     /// The idempotency key. Left nil, the client generates one before the first attempt
     /// and keeps it for every retry, so a retried push is never sent twice.
     public var cid: String?
+    /// Where this push's receipts are POSTed (JPush's `callback`).
+    public var callback: PushCallback?
 
     public init(platform: Platform = .all, audience: Audience, notification: PushNotification? = nil,
-                message: PushMessage? = nil, options: PushOptions? = nil, cid: String? = nil) {
+                message: PushMessage? = nil, options: PushOptions? = nil, cid: String? = nil, callback: PushCallback? = nil) {
         self.platform = platform
         self.audience = audience
         self.notification = notification
         self.message = message
         self.options = options
         self.cid = cid
+        self.callback = callback
     }
 
     /// `"all"` or a list of platforms; the relay delivers to `ios`.

@@ -53,6 +53,18 @@ import Testing
         #expect(NSDictionary(dictionary: sent.json) == NSDictionary(dictionary: expected))
     }
 
+    @Test func aCallbackIsWrittenInJPushsShape() async throws {
+        let transport = ScriptedTransport([Self.accepted, Self.accepted])
+        let callback = PushCallback(url: "https://backend.example.com/cb", params: ["order": "7731", "n": 1], types: [.clicked, .accepted])
+        _ = try await client(transport).push(Push(audience: .all, notification: PushNotification(alert: "hi"), cid: "c", callback: callback))
+        let json = try #require(transport.sent.first).json
+        let expected: [String: Any] = ["url": "https://backend.example.com/cb", "params": ["order": "7731", "n": 1], "type": 10]
+        #expect(NSDictionary(dictionary: json["callback"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: expected))
+
+        _ = try await client(transport).push(Push(audience: .all, notification: PushNotification(alert: "hi"), cid: "d", callback: PushCallback()))
+        #expect(NSDictionary(dictionary: transport.sent[1].json["callback"] as? [String: Any] ?? ["x": 1]) == NSDictionary(dictionary: [:]))
+    }
+
     @Test func broadcastsAndBadgeDecrementsAreWrittenAsJPushWantsThem() async throws {
         let transport = ScriptedTransport([Self.accepted])
         _ = try await client(transport).push(Push(audience: .all, notification: PushNotification(ios: IOSNotification(alert: "hi", badge: .add(-2)))))
