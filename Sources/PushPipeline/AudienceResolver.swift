@@ -59,7 +59,7 @@ struct AudienceResolver: Sendable {
         let id = Int64(try row.int("id"))
         let request: PushRequest
         do {
-            request = try PushRequest.parse(Array(try row.string("body").utf8))
+            request = try PushRequest.parseStored(Array(try row.string("body").utf8))
         } catch {
             // Accepted bodies always parse; one that no longer does (a rule tightened
             // since) is closed rather than retried for ever.

@@ -262,7 +262,7 @@ final class PreparedCache<Value: Sendable>: Sendable {
     func value(messageID: Int64, variant: String, body: String, prepare: (PushRequest, MessageID) throws -> Value) -> Value? {
         let key = Key(messageID: messageID, variant: variant)
         if let cached = entries.withLock({ $0[key] }) { return cached }
-        guard let msgID = MessageID(rawValue: messageID), let request = try? PushRequest.parse(Array(body.utf8)),
+        guard let msgID = MessageID(rawValue: messageID), let request = try? PushRequest.parseStored(Array(body.utf8)),
               let value = try? prepare(request, msgID)
         else { return nil }
         entries.withLock { entries in

@@ -135,7 +135,7 @@ public final class MessageStore: Sendable {
         }
         if let stored = row["collapse_id"] { return stored }
         // Accepted before migration 0035: what its re-sends carried.
-        let options = (try? PushRequest.parse(Array(try row.string("body").utf8)))?.options ?? PushOptions()
+        let options = (try? PushRequest.parseStored(Array(try row.string("body").utf8)))?.options ?? PushOptions()
         return CollapseID.of(options, msgID: overridden, overridden: nil)
     }
 

@@ -37,6 +37,18 @@ import Testing
         }
     }
 
+    /// A stored body is parsed for sending without its callback, read once when the message
+    /// went in: one accepted before callbacks were built still sends.
+    @Test func aStoredBodyIsReadWithoutItsCallback() throws {
+        let body = Array(#"{"platform":"ios","audience":"all","notification":{"alert":"a"},"callback":{"type":4,"url":7}}"#.utf8)
+        #expect(throws: JPushError.self) { try PushRequest.parse(body) }
+        let stored = try PushRequest.parseStored(body)
+        #expect(stored.callback == nil && stored.notification?.alert == "a")
+        let valid = Array(#"{"platform":"ios","audience":"all","notification":{"alert":"a"},"callback":{"type":1}}"#.utf8)
+        #expect(try PushRequest.parseStored(valid).callback == nil)
+        #expect(try PushRequest.parseStored(Array(#"{"platform":"ios","audience":"all","notification":{"alert":"b"}}"#.utf8)).notification?.alert == "b")
+    }
+
     @Test func badURLsAreRefusedNamingTheField() {
         let cases = [
             (#""ftp://example.com/cb""#, "callback.url: url must use http or https"),

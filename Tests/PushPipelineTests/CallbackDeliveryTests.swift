@@ -93,6 +93,33 @@ import WebhookClient
         }
     }
 
+    /// A body stored before callbacks were built may carry a callback that today's rules
+    /// refuse (a schedule stores its body again at each firing): its message still goes in,
+    /// with no callback, as the callback was ignored when it was accepted (migration 0051).
+    @Test func aStoredCallbackTodaysRulesRefuseIsIgnoredNotFatal() async throws {
+        try await PipelineHarness.with { relay in
+            let app = try await relay.createApp()
+            try await relay.insertDevices(app, count: 1, prefix: "d1")
+            _ = try await WebhookDeliveryTests.subscribe(relay, app, url: "https://example.com/hooks", events: [])
+            let reply = try await relay.push(app, ["platform": "ios", "audience": "all", "notification": ["alert": "hi"]])
+            let id = try #require((reply.json["msg_id"] as? String).flatMap(Int64.init))
+            for (offset, callback) in [#"{"type":4}"#, #"{"type":"x"}"#, #"{"type":3.0}"#, #"{"url":7,"type":8}"#].enumerated() {
+                // A copy of the message under another id, done, its body carrying the callback.
+                _ = try await relay.pool.query("""
+                    INSERT INTO messages SELECT (jsonb_populate_record(NULL::messages, to_jsonb(m) || jsonb_build_object(
+                        'id', m.id + $2, 'cid', NULL, 'state', 'done', 'body', jsonb_set(m.body::jsonb, '{callback}', $3::jsonb)::text))).*
+                    FROM messages m WHERE m.id = $1
+                    """, [id, Int64(offset + 1), callback])
+            }
+            let copies = try await relay.pool.query("SELECT count(*) AS n FROM messages WHERE id > $1", [id])
+            #expect(try copies[0].int("n") == 4)
+            let callbacks = try await relay.pool.query("SELECT count(*) AS n FROM message_callbacks")
+            #expect(try callbacks[0].int("n") == 0)
+            let events = try await relay.pool.query("SELECT count(*) AS n FROM webhook_events WHERE event = 'callback'")
+            #expect(try events[0].int("n") == 0)
+        }
+    }
+
     @Test func aBadCallbackIsRefusedInJPushsShape() async throws {
         try await PipelineHarness.with { relay in
             let app = try await relay.createApp()

@@ -150,7 +150,7 @@ public final class Scheduler: Sendable {
         for attempt in 1...5 {
             try connection.query("SAVEPOINT occurrence")
             do {
-                var request = try PushRequest.parse(body)
+                var request = try PushRequest.parseStored(body)
                 // Every occurrence is a push of its own: a cid in the body would fold them into one.
                 request.cid = nil
                 let accepted = try messages.accept(appID: appID, request: request, body: body, on: connection)
