@@ -82,6 +82,7 @@ public enum APNSRequestValidator {
         if request.bodyLength > limit { return .payloadTooLarge }
         if !JSONShape.isObjectWithAPS(request.body) { return .badPayload }
         if request.pushType == "background", !isBackgroundPayload(request.body) { return .invalidPushType }
+        if request.pushType == "liveactivity", let reason = LiveActivityPayloadCheck.reason(request.body) { return reason }
         return nil
     }
 

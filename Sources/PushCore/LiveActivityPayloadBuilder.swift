@@ -33,10 +33,13 @@ public enum LiveActivityPayloadBuilder {
 
     /// The payload's bytes (keys sorted).
     ///
-    /// - Parameter timestamp: Unix seconds, `aps.timestamp`.
-    /// - Throws: 1005 when it exceeds `payloadBytes` (checked with a ten-digit timestamp, so a
+    /// - Parameters:
+    ///   - timestamp: Unix seconds, `aps.timestamp`.
+    ///   - limit: the most bytes the request takes: `payloadBytes` to a token, 5120 for a
+    ///     channel's broadcast.
+    /// - Throws: 1005 when it exceeds `limit` (checked with a ten-digit timestamp, so a
     ///   content that passes once passes at any time).
-    public static func payload(_ content: LiveActivityContent, timestamp: Int) throws(JPushError) -> [UInt8] {
+    public static func payload(_ content: LiveActivityContent, timestamp: Int, limit: Int = payloadBytes) throws(JPushError) -> [UInt8] {
         var aps: [String: JSONValue] = [
             "timestamp": .int(Int64(timestamp)), "event": .string(content.event.rawValue), "content-state": .object(content.contentState),
         ]
@@ -49,9 +52,9 @@ public enum LiveActivityPayloadBuilder {
         if let score = content.relevanceScore { aps["relevance-score"] = .double(score) }
         let bytes = CanonicalJSON.bytes(.object(["aps": .object(aps)]))
         let worst = bytes.count + max(0, 10 - String(timestamp).utf8.count)
-        guard worst <= payloadBytes else {
+        guard worst <= limit else {
             throw JPushError(status: 400, code: 1005,
-                             message: "the Live Activity payload would be \(worst) bytes; at most \(payloadBytes) are allowed — shorten content_state, attributes or alert")
+                             message: "the Live Activity payload would be \(worst) bytes; at most \(limit) are allowed — shorten content_state, attributes or alert")
         }
         return bytes
     }

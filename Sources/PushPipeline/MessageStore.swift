@@ -90,7 +90,7 @@ public final class MessageStore: Sendable {
         let pending = submissions.map { submission in
             let request = submission.request
             return Pending(submission: submission,
-                           handoff: AudiencePlatforms(request) != nil && request.audience.isTargeted ? handoffs?.reserveHandoff() : nil)
+                           handoff: AudiencePlatforms(request) != nil && Self.cutOnAccept(request) ? handoffs?.reserveHandoff() : nil)
         }
         let results = await accepts.write(pending)
         // A reserved slot gets its chunk only now, the transaction committed (on this task:
@@ -119,6 +119,13 @@ public final class MessageStore: Sendable {
     public func accept(appID: Int64, request: PushRequest, body: [UInt8], on connection: PostgresConnection) throws -> Accepted {
         try acceptor.accept(id: acceptor.nextMessageID(), appID: appID, request: request, body: String(decoding: body, as: UTF8.self),
                             handoff: nil, on: connection).accepted
+    }
+
+    /// Whether a push is cut into chunks as it is accepted, in the targeted lane: one naming
+    /// devices, or a Live Activity update or end (the activity's devices are few, found from
+    /// its tokens, and the update is urgent whatever the audience).
+    static func cutOnAccept(_ request: PushRequest) -> Bool {
+        request.audience.isTargeted || AudiencePlatforms(request) == .liveActivity
     }
 
     /// JPush's answer to a push whose audience matched no active device.
@@ -197,7 +204,7 @@ public final class MessageStore: Sendable {
             if let cid = request.cid, let first = try MessageStore.existing(appID: appID, cid: cid, on: connection) { return (first, nil) }
             let now = Int(Date().timeIntervalSince1970)
             let environment = request.options.apnsProduction ? "production" : "sandbox"
-            let lane = request.audience.isTargeted ? "targeted" : "broadcast"
+            let lane = MessageStore.cutOnAccept(request) ? "targeted" : "broadcast"
             let bigPush = request.options.bigPushDuration * 60
             let overridden = try request.options.overrideMsgID.map { try MessageStore.collapseID(of: $0, appID: appID, on: connection) }
             let collapseID = CollapseID.of(request.options, msgID: id, overridden: overridden)
@@ -213,7 +220,7 @@ public final class MessageStore: Sendable {
             let slice: [(any PostgresBindable)?] = [chunkMaker.chunkSize, Int64(0), inlineLimit]
             let (statement, parameters): (SQLStatement, [(any PostgresBindable)?]) =
                 if let platforms = AudiencePlatforms(request) {
-                    if !request.audience.isTargeted {
+                    if !MessageStore.cutOnAccept(request) {
                         // Workers cut a broadcast into chunks; here only whether anyone is in it.
                         (AudienceStatements.acceptBroadcast[audience.shape, platforms], message + audience.lists)
                     } else if let handoff {
@@ -288,18 +295,29 @@ public final class MessageStore: Sendable {
     /// chunks being sent stop at their next batch (workers re-read the state there).
     public func withdraw(appID: Int64, msgID: MessageID) async throws -> Withdrawal {
         try await pool.withConnection { connection in
-            try connection.transaction { connection in
-                guard let row = try connection.preparedQuery(WithdrawalStatements.lockState, [msgID.rawValue, appID]).first
-                else { return .notFound }
-                switch try row.value("state") as MessageState {
-                case .withdrawn: return .withdrawn
-                case .done: return .alreadyFinished
-                case .resolving, .sending: break
-                }
-                try connection.preparedQuery(WithdrawalStatements.withdraw, [msgID.rawValue])
-                return .withdrawn
-            }
+            try connection.transaction { connection in try self.withdraw(appID: appID, msgID: msgID, on: connection) }
         }
+    }
+
+    /// `withdraw(appID:msgID:)` inside the caller's transaction (a Live Activity update
+    /// replacing a waiting one, `LiveActivityPacer`).
+    public func withdraw(appID: Int64, msgID: MessageID, on connection: PostgresConnection) throws -> Withdrawal {
+        guard let row = try connection.preparedQuery(WithdrawalStatements.lockState, [msgID.rawValue, appID]).first
+        else { return .notFound }
+        switch try row.value("state") as MessageState {
+        case .withdrawn: return .withdrawn
+        case .done: return .alreadyFinished
+        case .resolving, .sending: break
+        }
+        try connection.preparedQuery(WithdrawalStatements.withdraw, [msgID.rawValue])
+        return .withdrawn
+    }
+
+    /// Holds a just accepted message's chunks not yet leased until `unixMilliseconds`, inside
+    /// the transaction that accepted it: workers lease them from then on (within their poll
+    /// interval). A Live Activity update's turn (`LiveActivityPacer`).
+    public func hold(_ msgID: MessageID, until unixMilliseconds: Int64, on connection: PostgresConnection) throws {
+        try connection.preparedQuery(WithdrawalStatements.hold, [msgID.rawValue, unixMilliseconds])
     }
 }
 

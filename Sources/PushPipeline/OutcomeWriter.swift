@@ -128,6 +128,12 @@ struct OutcomeWriter: Sendable {
         case .location, .complication, .fileprovider, .pushtotalk:
             statement = OutcomeStatements.invalidatePushTokens
             parameters.append(batch.chunk.platform.rawValue)
+        case .liveActivityStart:
+            statement = OutcomeStatements.invalidateStartTokens
+            parameters.append(batch.chunk.messageID)
+        case .liveActivity:
+            statement = OutcomeStatements.invalidateActivityTokens
+            parameters.append(batch.chunk.messageID)
         }
         let invalidated = Set(try connection.preparedQuery(statement, parameters).map { Int64(try $0.int("id")) })
         for index in outcomes.indices where outcomes[index].outcome == .invalidated && !invalidated.contains(outcomes[index].deviceID) {

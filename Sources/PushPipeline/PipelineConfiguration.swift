@@ -49,6 +49,9 @@ public struct PipelineConfiguration: Sendable, Equatable {
     /// Days deliveries and receipts are kept (their day partitions are then dropped);
     /// messages and their counters are kept.
     public var retentionDays = defaultRetentionDays
+    /// Milliseconds between two updates of one Live Activity: a faster one waits for its turn
+    /// and a newer one replaces it (`LiveActivityPacer`); 0 sends every update at once.
+    public var liveActivityMinIntervalMS = 1000
     /// How often a worker looks for work without a NOTIFY (the fallback).
     public var pollInterval: Duration = .seconds(2)
     /// Retry rounds of an app's chunks a worker starts each second (and at once after a
@@ -93,6 +96,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
         ("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", "APNs connections of a worker over every app, shared fairly among the apps with work when reached (default a fifth of the open-file limit)"),
         ("PUSHRELAY_FCM_URL", "FCM's endpoint, https://host[:port] (default https://fcm.googleapis.com; the simulator's in development)"),
         ("PUSHRELAY_FCM_CA_FILE", "PEM CA file trusted for FCM and the service accounts' token endpoints besides the system CAs (e.g. fcm-sim's certificate)"),
+        ("PUSHRELAY_LIVE_ACTIVITY_MIN_INTERVAL_MS", "milliseconds between two updates of one Live Activity: one sooner waits for its turn, and a newer one replaces it, so only the newest content state is sent; 0 sends each at once (default 1000)"),
         ("PUSHRELAY_RETRY_ROUNDS", "retry rounds of one app's chunks a worker starts a second; more wait in the queue, so one app's failures never hold the slots of the others (default 10)"),
         ("PUSHRELAY_WEBHOOK_RETRY_HORIZON_SECONDS", "a webhook event is retried this long, then dead-lettered (default 86400)"),
         ("PUSHRELAY_WEBHOOK_RETRY_BASE_MS", "the first retry of a webhook request waits about this long, doubling each time (default 10000)"),
@@ -130,6 +134,9 @@ public struct PipelineConfiguration: Sendable, Equatable {
         if let count = try number("PUSHRELAY_APNS_MAX_CONNECTIONS_TOTAL", in: 1...1_000_000) { configuration.apnsMaxConnectionsTotal = count }
         if let days = try number("PUSHRELAY_RETENTION_DAYS", in: 1...3650) { configuration.retentionDays = days }
         if let rounds = try number("PUSHRELAY_RETRY_ROUNDS", in: 1...10_000) { configuration.retryRounds = rounds }
+        if let milliseconds = try number("PUSHRELAY_LIVE_ACTIVITY_MIN_INTERVAL_MS", in: 0...3_600_000) {
+            configuration.liveActivityMinIntervalMS = milliseconds
+        }
         if let raw = value("PUSHRELAY_FCM_URL") {
             do {
                 configuration.fcmURL = try RelayConfiguration.parseAPNSURL("PUSHRELAY_FCM_URL", raw)

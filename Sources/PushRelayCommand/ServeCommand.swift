@@ -148,6 +148,7 @@ enum ServeCommand {
         dependencies.liveness = liveness
         dependencies.chunkSize = pipeline.chunkSize
         dependencies.retentionDays = pipeline.retentionDays
+        dependencies.liveActivityMinIntervalMS = pipeline.liveActivityMinIntervalMS
         dependencies.timeZone = configuration.timeZone
         dependencies.worker = worker
         dependencies.rateLimits = RateLimitSettings(

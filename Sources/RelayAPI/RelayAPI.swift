@@ -20,6 +20,8 @@ public struct RelayAPIDependencies: Sendable {
     /// Days receipts are taken for after their message was accepted: the worker's
     /// `PUSHRELAY_RETENTION_DAYS`, after which a day's per-device records are dropped.
     public var retentionDays = PipelineConfiguration.defaultRetentionDays
+    /// The pacing of a Live Activity's updates: the worker's `PUSHRELAY_LIVE_ACTIVITY_MIN_INTERVAL_MS`.
+    public var liveActivityMinIntervalMS = PipelineConfiguration().liveActivityMinIntervalMS
     /// The zone of schedule triggers that name none.
     public var timeZone: TimeZone = TimeZone(identifier: "UTC")!
     /// The clock schedules are checked against; tests move it.
@@ -67,10 +69,12 @@ public enum RelayAPI {
         WebhookAdminRoutes(context: context).register(in: &router)
         ClientDeviceRoutes(context: context).register(in: &router)
         ClientReceiptRoutes(context: context).register(in: &router)
+        ClientLiveActivityRoutes(context: context).register(in: &router)
         PushIDRoutes(context: context).register(in: &router)
         DeviceRegistryRoutes(context: context).register(in: &router)
         ReportRoutes(context: context).register(in: &router)
         PushRoutes(context: context).register(in: &router)
+        LiveActivityRoutes(context: context).register(in: &router)
         GroupPushRoutes(context: context).register(in: &router)
         GroupReportRoutes(context: context).register(in: &router)
         AdminGroupRoutes(context: context).register(in: &router)

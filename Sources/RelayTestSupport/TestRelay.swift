@@ -79,6 +79,7 @@ public final class TestRelay: Sendable {
             : nil
         var dependencies = RelayAPIDependencies(pool: pool, secretBox: box, adminToken: settings.adminToken, logger: settings.logger)
         dependencies.chunkSize = settings.pipeline.chunkSize
+        dependencies.liveActivityMinIntervalMS = settings.pipeline.liveActivityMinIntervalMS
         dependencies.worker = worker
         // Channel management and broadcasts go where the pipeline sends (the simulator serves all).
         var channels = LiveActivityChannelEndpoints(all: settings.pipeline.productionURL, caFile: settings.pipeline.caFile)

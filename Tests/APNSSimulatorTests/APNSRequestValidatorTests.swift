@@ -9,13 +9,15 @@ import Testing
     static let background = #"{"aps":{"content-available":1}}"#
 
     /// A request that passes every rule; each test breaks one. The default topic gets the
-    /// push type's suffix; a background push gets a background payload.
+    /// push type's suffix; a background push gets a background payload, a Live Activity push
+    /// an update's.
     static func valid(
         topic: String? = "com.example", pushType: String? = "alert", priority: String? = "10",
         body: String? = nil
     ) -> APNSRequest {
         let topic = topic == "com.example" ? "com.example" + (pushType.flatMap { APNSRequestValidator.topicSuffixes[$0] } ?? "") : topic
-        let body = body ?? (pushType == "background" ? background : #"{"aps":{"alert":"hi"}}"#)
+        let body = body ?? (pushType == "background" ? background
+            : pushType == "liveactivity" ? #"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"# : #"{"aps":{"alert":"hi"}}"#)
         return APNSRequest(path: "/3/device/\(token)", topic: topic, pushType: pushType, priority: priority, body: Array(body.utf8))
     }
 

@@ -11,6 +11,7 @@ import RelayAPI
 import RelayCore
 import RelayCrypto
 import RelayTestSupport
+import Testing
 import TestSupport
 import WebhookClient
 
@@ -154,6 +155,16 @@ final class PipelineHarness: Sendable {
         guard credential.status == 200 else { throw HarnessError("credential upload failed: \(credential.status) \(credential.text)") }
         let id = try await relay.pool.query("SELECT id FROM apps WHERE app_key = $1", [key]).first!.int("id")
         return App(key: key, secret: secret, id: Int64(id))
+    }
+
+    /// A device registered from the phone: a client key of `app`, then `POST /client/v1/devices`
+    /// with it (docs/client-keys.md); the key, the registration id and the device's secret.
+    func registerFromThePhone(_ app: App, token: String) async throws -> (clientKey: String, rid: String, secret: String) {
+        let issued = try await request("POST", "/admin/v1/apps/\(app.key)/client-keys", json: ["name": "phone"])
+        let registered = try await request("POST", "/client/v1/devices", auth: .bearer(try #require(issued.json["client_key"] as? String)),
+                                           json: ["platform": "ios", "token": token, "environment": "production"])
+        return (try #require(issued.json["client_key"] as? String), try #require(registered.json["registration_id"] as? String),
+                try #require(registered.json["device_secret"] as? String))
     }
 
     struct App: Sendable {

@@ -19,7 +19,7 @@ import TestSupport
         + MetricsStatements.all + DashboardAppStatements.all + AdminReportStatements.all
         + DeviceListingStatements.all + MessageListingStatements.all + DeviceImportStatements.all + RequestCountStatements.all
         + ClientKeyStatements.all + ReceiptStatements.all + WebhookStatements.all + WebhookOutboxStatements.all
-        + LiveActivityChannelStatements.all
+        + LiveActivityChannelStatements.all + LiveActivityStatements.all
 
     /// The statements known to read a table whole, each with the reason; they are still
     /// prepared and explained here.
@@ -67,17 +67,25 @@ import TestSupport
     }
 }
 
-/// One migrated database for the statements' plans: explaining writes nothing.
+/// One migrated database for the statements' plans: explaining writes nothing. The first
+/// caller opens it and the others, arriving while it does (every statement's case at once),
+/// wait for that one opening rather than each making a database.
 private actor SharedDatabase {
     static let shared = SharedDatabase()
-    private var opened: PostgresPool?
+    private var opening: Task<PostgresPool, any Error>?
 
     func pool() async throws -> PostgresPool {
-        if let opened { return opened }
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(connectionString: try await TestDatabase.fresh(), size: 2),
-                                logger: TestDatabase.quietLogger)
-        _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
-        opened = pool
-        return pool
+        if let opening { return try await opening.value }
+        let task = Task {
+            // Every case waits its turn on these few connections, however long the queue.
+            var configuration = PostgresPoolConfiguration(connectionString: try await TestDatabase.fresh(), size: 4)
+            configuration.acquireTimeout = .seconds(600)
+            configuration.maxWaiting = 8192
+            let pool = PostgresPool(configuration: configuration, logger: TestDatabase.quietLogger)
+            _ = try await Migrator.migrate(pool, logger: TestDatabase.quietLogger)
+            return pool
+        }
+        opening = task
+        return try await task.value
     }
 }

@@ -104,13 +104,7 @@ import Testing
     @Test func aDeviceGivesItselfAVoIPTokenWithItsSecret() async throws {
         try await PipelineHarness.with(simulate: { $0.voipTokenPrefix = Self.voipPrefix }) { relay in
             let app = try await relay.createApp()
-            let issued = try await relay.request("POST", "/admin/v1/apps/\(app.key)/client-keys", json: ["name": "phone"])
-            let clientKey = try #require(issued.json["client_key"] as? String)
-            let registered = try await relay.request("POST", "/client/v1/devices", auth: .bearer(clientKey), json: [
-                "platform": "ios", "token": PipelineHarness.token(prefix: "c2", index: 1), "environment": "production",
-            ])
-            let rid = try #require(registered.json["registration_id"] as? String)
-            let secret = try #require(registered.json["device_secret"] as? String)
+            let (clientKey, rid, secret) = try await relay.registerFromThePhone(app, token: PipelineHarness.token(prefix: "c2", index: 1))
             let voipToken = Self.voipToken(7)
             let body: [String: Any] = ["token_type": "voip", "token": voipToken]
             #expect(try await relay.request("PATCH", "/client/v1/devices/\(rid)", auth: .bearer(clientKey), json: body).status == 403)

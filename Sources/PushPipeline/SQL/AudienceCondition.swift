@@ -35,10 +35,19 @@ struct AudienceShape: OptionSet, Hashable, Sendable {
 enum AudiencePlatforms: String, CaseIterable, Sendable {
     /// `voip` … `pushtotalk`: iOS devices of the environment holding a token of that
     /// `PushTokenKind`, for a push of that type (issue 29); their chunks' platform is the same.
+    /// `la_start`: those holding a push-to-start token of a Live Activity start's attributes
+    /// type; `la_update`: those holding an update token of a Live Activity update's or end's
+    /// activity, not ended or dismissed there (issue 29).
     case ios, android, all, voip, location, complication, fileprovider, pushtotalk
+    case liveActivityStart = "la_start"
+    case liveActivity = "la_update"
 
     /// The platforms `request` delivers to; nil when none (`PushRequest.deliversToIOS`, `deliversToAndroid`).
     init?(_ request: PushRequest) {
+        if let content = request.liveActivity {
+            self = content.event == .start ? .liveActivityStart : .liveActivity
+            return
+        }
         switch (request.deliversToIOS, request.deliversToAndroid) {
         case (true, true): self = .all
         case (true, false): self = request.tokenKind.map(Self.init(tokenKind:)) ?? .ios
@@ -61,7 +70,8 @@ enum AudiencePlatforms: String, CaseIterable, Sendable {
     var tokenKind: PushTokenKind? { PushTokenKind(rawValue: rawValue) }
 
     /// In a statement's name: nothing for iOS (the names iOS-only relays had), else `_android`,
-    /// `_all`, `_voip`, and short ones for the other kinds (a name is at most 63 bytes).
+    /// `_all`, `_voip`, and short ones for the other kinds and Live Activities (a name is at
+    /// most 63 bytes).
     var code: String {
         switch self {
         case .ios: ""
@@ -69,12 +79,17 @@ enum AudiencePlatforms: String, CaseIterable, Sendable {
         case .complication: "_cpl"
         case .fileprovider: "_fp"
         case .pushtotalk: "_ptt"
+        case .liveActivityStart: "_las"
+        case .liveActivity: "_lau"
         case .android, .all, .voip: "_\(rawValue)"
         }
     }
 
     /// Whether the condition reads the message's environment (Android devices have none).
     var usesEnvironment: Bool { self != .android }
+
+    /// The Live Activity tokens' platforms, whose devices are found through their tokens' table.
+    var isLiveActivity: Bool { self == .liveActivityStart || self == .liveActivity }
 }
 
 /// What an audience binds in the statements that select its devices

@@ -55,7 +55,7 @@ enum AudienceStatements {
     /// devices (the resolvers take the rest, from the last one cut), in chunks of $13; $14 is
     /// the cursor (0). None made means nobody matched. A worker is woken to lease the chunks
     /// ("chunks"), or the resolvers to go on (""). Lists from $16.
-    static let acceptTargeted = ByAudience(targetedShapes, AudiencePlatforms.allCases) { shape, platforms in
+    static let acceptTargeted = ByAudience(targetedVariants) { shape, platforms in
         SQLStatement("pushrelay_accept_targeted_\(shape.code)\(platforms.code)", """
             WITH \(targetedMessage(shape, platforms, firstList: 16, returning: "id, state")), made AS (
                 INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform)
@@ -73,7 +73,7 @@ enum AudienceStatements {
     /// as $16 (owner) for $17 seconds instead of waking anyone, and read for it in the rows of
     /// `LeaseStatements.lease(.targeted)` (beside `devices`, `accepted_id`, `notified`).
     /// Lists from $18.
-    static let acceptTargetedHandoff = ByAudience(targetedShapes, AudiencePlatforms.allCases) { shape, platforms in
+    static let acceptTargetedHandoff = ByAudience(targetedVariants) { shape, platforms in
         SQLStatement("pushrelay_accept_targeted_handoff_\(shape.code)\(platforms.code)", """
             WITH \(targetedMessage(shape, platforms, firstList: 18, returning: "id, state, body, environment, accepted_at, expires_at, collapse_id")), handed AS (
                 SELECT m.id FROM message m
@@ -111,7 +111,7 @@ enum AudienceStatements {
         default: "0::bigint"
         }
         return """
-        \(slice(shape, platforms, environment: 6, firstList: firstList, size: 13, cursor: 14, limit: 15)), summary AS (
+        \(slice(shape, platforms, environment: 6, firstList: firstList, size: 13, cursor: 14, limit: 15, liveActivity: acceptedLiveActivity)), summary AS (
             SELECT count(*) AS devices, \(android) AS android, max(id) AS last FROM picked
         ), message AS (
             INSERT INTO messages (id, app_id, cid, sendno, body, environment, lane, accepted_at, expires_at, spread_until, collapse_id,
@@ -137,13 +137,15 @@ enum AudienceStatements {
 
     /// $1 the app, $2 the environment (not for Android): the range of the platforms' active
     /// devices' ids, that spreading scales over.
+    /// A Live Activity start's is the environment's iOS devices' range.
     static func deviceRange(_ platforms: AudiencePlatforms) -> SQLStatement {
-        deviceRanges[AudiencePlatforms.allCases.firstIndex(of: platforms) ?? 0]
+        deviceRanges[rangedPlatforms.firstIndex(of: platforms.isLiveActivity ? .ios : platforms) ?? 0]
     }
 
-    private static let deviceRanges = AudiencePlatforms.allCases.map { platforms in
+    private static let rangedPlatforms = AudiencePlatforms.allCases.filter { !$0.isLiveActivity }
+    private static let deviceRanges = rangedPlatforms.map { platforms in
         SQLStatement("pushrelay_device_range\(platforms.code)", """
-            SELECT min(id) AS lo, max(id) AS hi FROM devices d WHERE d.app_id = $1 AND \(platformCondition(platforms, environment: 2)) AND d.active
+            SELECT min(id) AS lo, max(id) AS hi FROM devices d WHERE d.app_id = $1 AND \(platformCondition(platforms, environment: 2, liveActivity: "NULL")) AND d.active
             """)
     }
 
@@ -156,7 +158,8 @@ enum AudienceStatements {
     /// last device id. Then the environment; lists after it.
     static let makeChunks = ByAudience(cutVariants) { shape, platforms in
         SQLStatement("pushrelay_make_chunks_\(shape.code)\(platforms.code)", """
-            WITH \(slice(shape, platforms, environment: 7, firstList: platforms.usesEnvironment ? 8 : 7, size: 4, cursor: 5, limit: 6)), made AS (
+            WITH \(slice(shape, platforms, environment: 7, firstList: platforms.usesEnvironment ? 8 : 7, size: 4, cursor: 5, limit: 6,
+                         liveActivity: resolvingLiveActivity)), made AS (
                 INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform, available_at)
                 SELECT $1::bigint, $2::bigint, $3, g.ids, g.platform, now()
                 FROM groups g
@@ -172,7 +175,8 @@ enum AudienceStatements {
     /// environment; lists after it.
     static let makeSpreadChunks = ByAudience(cutVariants) { shape, platforms in
         SQLStatement("pushrelay_make_chunks_spread_\(shape.code)\(platforms.code)", """
-            WITH \(slice(shape, platforms, environment: 11, firstList: platforms.usesEnvironment ? 12 : 11, size: 4, cursor: 5, limit: 6)), made AS (
+            WITH \(slice(shape, platforms, environment: 11, firstList: platforms.usesEnvironment ? 12 : 11, size: 4, cursor: 5, limit: 6,
+                         liveActivity: resolvingLiveActivity)), made AS (
                 INSERT INTO push_chunks (message_id, app_id, lane, device_ids, platform, available_at)
                 SELECT $1::bigint, $2::bigint, $3, g.ids, g.platform,
                        greatest(now(), to_timestamp($7::bigint + $8::float8
@@ -242,14 +246,14 @@ enum AudienceStatements {
     /// aggregate per chunk; 230 against 500 ms per 1,000,000 ids, measured alone). One
     /// platform's pass reads no device's platform (the ids alone, from the index).
     private static func slice(_ shape: AudienceShape, _ platforms: AudiencePlatforms, environment: Int, firstList: Int, size: Int,
-                              cursor: Int, limit: Int) -> String {
+                              cursor: Int, limit: Int, liveActivity: String) -> String {
         let (read, sliced) = platforms == .all
             ? (", d.platform", "SELECT platform, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY platform")
             : ("", "SELECT '\(platforms.rawValue)'::text AS platform, array_agg(id ORDER BY id) AS ids FROM picked")
         return """
         picked AS (
             SELECT d.id\(read) FROM devices d
-            WHERE \(condition(shape, platforms, environment: environment, firstList: firstList)) AND d.id > $\(cursor)::bigint
+            WHERE \(condition(shape, platforms, environment: environment, firstList: firstList, liveActivity: liveActivity)) AND d.id > $\(cursor)::bigint
             ORDER BY d.id LIMIT $\(limit)::integer
         ), sliced AS (
             \(sliced)
@@ -264,15 +268,19 @@ enum AudienceStatements {
     /// platforms), each platform probed by its own index. Lists from $13.
     private static func anyone(_ shape: AudienceShape, _ platforms: AudiencePlatforms) -> String {
         let probed: [AudiencePlatforms] = platforms == .all ? [.ios, .android] : [platforms]
-        return probed.map { "(SELECT 1 FROM devices d WHERE \(condition(shape, $0, environment: 6, firstList: 13)) LIMIT 1)" }
+        return probed.map { "(SELECT 1 FROM devices d WHERE \(condition(shape, $0, environment: 6, firstList: 13, liveActivity: acceptedLiveActivity)) LIMIT 1)" }
             .joined(separator: " UNION ALL ")
     }
 
     /// The devices of `platforms`: iOS ones of the environment $`environment` (an Android
-    /// device has none), Android ones, either, or iOS ones holding a token of a kind: VoIP
+    /// device has none), Android ones, either, iOS ones holding a token of a kind: VoIP
     /// (index devices_fanout_voip), another in `device_push_tokens` (its primary key (app_id,
-    /// kind, device_id) serves the probe per device and the walk in id order alike).
-    private static func platformCondition(_ platforms: AudiencePlatforms, environment: Int) -> String {
+    /// kind, device_id) serves the probe per device and the walk in id order alike); or holding
+    /// a Live Activity token: a push-to-start token of the start's attributes type, an update
+    /// token of the activity where it is active or stale (the activity's few devices found from
+    /// its tokens, not by a walk of the app's). `liveActivity` is the message's `live_activity`
+    /// object; the app is $2.
+    private static func platformCondition(_ platforms: AudiencePlatforms, environment: Int, liveActivity: String) -> String {
         switch platforms {
         case .ios: "d.environment = $\(environment)"
         case .voip: "d.environment = $\(environment) AND d.voip_token IS NOT NULL"
@@ -283,8 +291,22 @@ enum AudienceStatements {
             d.environment = $\(environment) AND EXISTS (SELECT 1 FROM device_push_tokens k \
             WHERE k.app_id = d.app_id AND k.kind = '\(platforms.rawValue)' AND k.device_id = d.id)
             """
+        case .liveActivityStart: """
+            d.environment = $\(environment) AND EXISTS (SELECT 1 FROM live_activity_start_tokens s
+                WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.attributes_type = \(liveActivity) ->> 'attributes_type')
+            """
+        case .liveActivity: """
+            d.environment = $\(environment) AND d.id = ANY (ARRAY(SELECT t.device_id FROM live_activity_tokens t
+                WHERE t.app_id = $2 AND t.activity_id = \(liveActivity) ->> 'activity_id' AND t.token IS NOT NULL
+                  AND t.state IN ('active', 'stale')))
+            """
         }
     }
+
+    /// The `live_activity` object of the push being accepted (its body is $5).
+    private static let acceptedLiveActivity = "($5::text::jsonb -> 'live_activity')"
+    /// The `live_activity` object of the message being cut ($1).
+    private static let resolvingLiveActivity = "(SELECT m.body::jsonb -> 'live_activity' FROM messages m WHERE m.id = $1::bigint)"
 
     /// The devices of an audience of `shape` (`devices d`): active, of the app ($2) and the
     /// platforms (`platformCondition`), with each given list ANDed, as JPush defines
@@ -293,13 +315,14 @@ enum AudienceStatements {
     /// `devices_fanout` (iOS) or `devices_fanout_android` for the app, `device_tags`' primary
     /// key (app_id, tag, device_id) for tag tests, `devices_alias` for aliases. A device has a tag at most once and `tag_and`
     /// has no repeats, so "all of them" is as many rows as the list has.
-    private static func condition(_ shape: AudienceShape, _ platforms: AudiencePlatforms, environment: Int, firstList: Int) -> String {
+    private static func condition(_ shape: AudienceShape, _ platforms: AudiencePlatforms, environment: Int, firstList: Int,
+                                  liveActivity: String) -> String {
         var next = firstList
         func list() -> String {
             defer { next += 1 }
             return "$\(next)"
         }
-        var parts = ["d.app_id = $2", platformCondition(platforms, environment: environment), "d.active"]
+        var parts = ["d.app_id = $2", platformCondition(platforms, environment: environment, liveActivity: liveActivity), "d.active"]
         if shape.contains(.tags) {
             parts.append("EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = d.app_id AND t.tag = ANY (\(list())::text[]) AND t.device_id = d.id)")
         }
@@ -323,6 +346,11 @@ enum AudienceStatements {
     /// What a resolver cuts: one platform (or one kind of token) of any audience, both only of a targeted one.
     private static let cutVariants = AudienceShape.every.flatMap { shape in
         AudiencePlatforms.allCases.filter { shape.isTargeted || $0 != .all }.map { (shape, $0) }
+    }
+    /// What is cut as it is accepted: any platforms of a push naming devices, and a Live
+    /// Activity update or end of any audience (its devices are the activity's few).
+    static let targetedVariants = AudienceShape.every.flatMap { shape in
+        (shape.isTargeted ? AudiencePlatforms.allCases : [.liveActivity]).map { (shape, $0) }
     }
 
     /// A variant's statement for each audience shape and platforms it serves.

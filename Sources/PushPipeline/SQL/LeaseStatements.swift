@@ -91,28 +91,36 @@ enum LeaseStatements {
         \(credentialJoins(platform: "l.platform", app: "l.app_id"))
         UNION ALL
         SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-               d.id, \(token("l")), d.badge, d.environment, \(active("l"))
-        FROM leased l JOIN devices d ON d.app_id = l.app_id AND d.id = ANY (l.device_ids)
+               d.id, tk.token, d.badge, d.environment, d.active AND tk.token IS NOT NULL AS active
+        FROM leased l JOIN \(messages) lm ON lm.id = l.message_id
+        CROSS JOIN LATERAL (SELECT \(liveActivity(platform: "l.platform", body: "lm.body")) AS la) k
+        JOIN devices d ON d.app_id = l.app_id AND d.id = ANY (l.device_ids)
+        CROSS JOIN LATERAL (SELECT \(token(platform: "l.platform", liveActivity: "k.la")) AS token) tk
         """
     }
 
-    /// The token device `d` gets in chunk `chunk`: its notification token in an `ios` or
-    /// `android` chunk, its VoIP token in a `voip` one, else its token of the chunk's kind
-    /// (`device_push_tokens`, whose key (app_id, kind, device_id) finds it). NULL when it no
-    /// longer holds one.
-    private static func tokenOf(_ chunk: String) -> String {
-        """
-        CASE WHEN \(chunk).platform IN ('ios', 'android') THEN d.token WHEN \(chunk).platform = 'voip' THEN d.voip_token
-             ELSE (SELECT pt.token FROM device_push_tokens pt WHERE pt.app_id = d.app_id AND pt.kind = \(chunk).platform AND pt.device_id = d.id) END
-        """
+    /// The `live_activity` object of the message whose stored `body` a chunk of `platform`
+    /// sends, read once per chunk; NULL for the other platforms.
+    static func liveActivity(platform: String, body: String) -> String {
+        "CASE WHEN \(platform) IN ('la_start', 'la_update') THEN \(body)::jsonb -> 'live_activity' END"
     }
 
-    private static func token(_ chunk: String) -> String { "\(tokenOf(chunk)) AS token" }
-
-    /// Whether device `d` can be sent to in chunk `chunk`: active, and still holding the
-    /// chunk's kind of token (APNs may have refused it since the chunk was cut).
-    private static func active(_ chunk: String) -> String {
-        "d.active AND \(tokenOf(chunk)) IS NOT NULL AS active"
+    /// The token device `d` gets in a chunk of `platform`: its notification token in an `ios`
+    /// or `android` chunk, its VoIP token in a `voip` one, its push-to-start token of the Live
+    /// Activity's (`liveActivity`) attributes type, its update token of the activity while the
+    /// activity is active or stale there, else its token of the chunk's kind
+    /// (`device_push_tokens`, whose key (app_id, kind, device_id) finds it). NULL when it holds
+    /// none any more (APNs refused it, or the activity ended since the chunk was cut): the
+    /// device is then not sent to.
+    private static func token(platform: String, liveActivity la: String) -> String {
+        """
+        CASE WHEN \(platform) IN ('ios', 'android') THEN d.token WHEN \(platform) = 'voip' THEN d.voip_token
+             WHEN \(platform) = 'la_start' THEN (SELECT s.token FROM live_activity_start_tokens s
+                  WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.attributes_type = \(la) ->> 'attributes_type')
+             WHEN \(platform) = 'la_update' THEN (SELECT t.token FROM live_activity_tokens t
+                  WHERE t.app_id = d.app_id AND t.activity_id = \(la) ->> 'activity_id' AND t.device_id = d.id AND t.state IN ('active', 'stale'))
+             ELSE (SELECT pt.token FROM device_push_tokens pt WHERE pt.app_id = d.app_id AND pt.kind = \(platform) AND pt.device_id = d.id) END
+        """
     }
 
     /// A chunk's credential, from `credentialJoins`: whether the app has one for the chunk's
@@ -150,18 +158,23 @@ enum LeaseStatements {
     static let chunkDevices = SQLStatement("pushrelay_chunk_devices", """
         WITH c AS MATERIALIZED (
             SELECT message_id, app_id, leases, platform, device_ids, device_ids[1] AS lo, device_ids[cardinality(device_ids)] AS hi,
-                   device_ids[cardinality(device_ids)] - device_ids[1] < 2 * cardinality(device_ids) AS dense
+                   device_ids[cardinality(device_ids)] - device_ids[1] < 2 * cardinality(device_ids) AS dense,
+                   \(liveActivity(platform: "platform", body: "(SELECT m.body FROM messages m WHERE m.id = message_id)")) AS la
             FROM push_chunks WHERE id = $1
         )
         SELECT c.device_ids AS ids, NULL::bigint AS id, NULL::text AS token, NULL::integer AS badge,
                NULL::text AS device_environment, NULL::boolean AS active
         FROM c
         UNION ALL
-        SELECT NULL, d.id, \(token("c")), d.badge, d.environment, \(active("c"))
-        FROM c JOIN devices d ON d.app_id = c.app_id AND d.id BETWEEN c.lo AND c.hi WHERE c.dense
+        SELECT NULL, d.id, tk.token, d.badge, d.environment, d.active AND tk.token IS NOT NULL
+        FROM c JOIN devices d ON d.app_id = c.app_id AND d.id BETWEEN c.lo AND c.hi
+        CROSS JOIN LATERAL (SELECT \(token(platform: "c.platform", liveActivity: "c.la")) AS token) tk
+        WHERE c.dense
         UNION ALL
-        SELECT NULL, d.id, \(token("c")), d.badge, d.environment, \(active("c"))
-        FROM c JOIN devices d ON d.app_id = c.app_id AND d.id = ANY (c.device_ids) WHERE NOT c.dense
+        SELECT NULL, d.id, tk.token, d.badge, d.environment, d.active AND tk.token IS NOT NULL
+        FROM c JOIN devices d ON d.app_id = c.app_id AND d.id = ANY (c.device_ids)
+        CROSS JOIN LATERAL (SELECT \(token(platform: "c.platform", liveActivity: "c.la")) AS token) tk
+        WHERE NOT c.dense
         """)
 
     /// $1 the message, $2 a re-leased chunk's ids: those without an outcome (a `deliveries`

@@ -54,6 +54,27 @@ enum OutcomeStatements {
         RETURNING k.device_id AS id
         """)
 
+    /// `invalidate` for a chunk of Live Activity push-to-start tokens: the refused tokens (of
+    /// the attributes type of message $6) are deleted; a token registered again since is kept,
+    /// and the devices stay active; the row goes, reason and all. Returns the ids
+    /// whose token it deleted.
+    static let invalidateStartTokens = SQLStatement("pushrelay_invalidate_la_start_outcomes", """
+        DELETE FROM live_activity_start_tokens s
+        USING unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
+        WHERE s.app_id = $5 AND s.device_id = v.id AND s.registered_at < coalesce(v.since, $4::timestamptz)
+          AND s.attributes_type = (SELECT m.body::jsonb #>> '{live_activity,attributes_type}' FROM messages m WHERE m.id = $6::bigint)
+        RETURNING s.device_id AS id
+        """)
+
+    /// `invalidateStartTokens` for a chunk of update tokens: those of message $6's activity.
+    static let invalidateActivityTokens = SQLStatement("pushrelay_invalidate_la_update_outcomes", """
+        DELETE FROM live_activity_tokens t
+        USING unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v(id, reason, since)
+        WHERE t.app_id = $5 AND t.device_id = v.id AND t.registered_at < coalesce(v.since, $4::timestamptz)
+          AND t.activity_id = (SELECT m.body::jsonb #>> '{live_activity,activity_id}' FROM messages m WHERE m.id = $6::bigint)
+        RETURNING t.device_id AS id
+        """)
+
     /// The writes of a batch of chunks (of any messages and apps), each by the chunk's only
     /// writer, so everything goes in and the counts come as parameters. A row per chunk from
     /// $1…$10: id, message, app, whether its devices are all done, retries, and its counts
@@ -206,5 +227,6 @@ enum OutcomeStatements {
                    finished_at = CASE WHEN m.state = 'sending' AND m.chunks_pending - p.chunks = 0 THEN now() ELSE m.finished_at END
         """
 
-    static let all = [countWrites, invalidate, invalidateVoIP, invalidatePushTokens, writeFirst, write]
+    static let all = [countWrites, invalidate, invalidateVoIP, invalidatePushTokens, invalidateStartTokens, invalidateActivityTokens,
+                      writeFirst, write]
 }

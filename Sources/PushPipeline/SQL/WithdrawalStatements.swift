@@ -1,7 +1,9 @@
 import PostgresStore
 
 /// The statements that withdraw a message ($1 its id), in one transaction: its state read
-/// and locked, then its chunks not yet leased closed and the message withdrawn.
+/// and locked, then its chunks not yet leased closed and the message withdrawn; and the one
+/// that holds a message's chunks back (a withdrawal postponed, in effect: nothing is sent
+/// before then).
 enum WithdrawalStatements {
     /// The state of message $1 if it is app $2's, locked until the transaction ends.
     static let lockState = SQLStatement("pushrelay_withdraw_lock", "SELECT state FROM messages WHERE id = $1 AND app_id = $2 FOR UPDATE")
@@ -18,5 +20,10 @@ enum WithdrawalStatements {
         WHERE id = $1
         """)
 
-    static let all = [lockState, withdraw]
+    /// Message $1's ready chunks become available at $2 (Unix milliseconds).
+    static let hold = SQLStatement("pushrelay_hold_chunks", """
+        UPDATE push_chunks SET available_at = to_timestamp($2::bigint / 1000.0) WHERE message_id = $1 AND state = 'ready'
+        """)
+
+    static let all = [lockState, withdraw, hold]
 }

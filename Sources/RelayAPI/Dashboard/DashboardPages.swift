@@ -61,7 +61,7 @@ enum DashboardPages {
     }
 
     static func app(_ app: DashboardApp, bars: [SVGChart.Bar], failures: [String: Int], messages: [MessageSummary], now: Date,
-                    webhook: AppWebhook? = nil, csrf: String) -> String {
+                    webhook: AppWebhook? = nil, liveActivities: [LiveActivitySummary] = [], csrf: String) -> String {
         var body = "<h1>\(HTML.escape(app.name))</h1><div class=\"grid\">"
         body += stat("iOS production devices", app.production) + stat("iOS sandbox devices", app.sandbox)
             + stat("Android devices", app.android)
@@ -84,6 +84,7 @@ enum DashboardPages {
         body += "</table></div>"
         body += chartCard(bars) + failuresCard(failures) + messagesCard(messages, title: "Messages")
         if let webhook { body += webhookCard(webhook) }
+        if !liveActivities.isEmpty { body += liveActivitiesCard(liveActivities) }
         body += testPushForm(apps: [app], selected: app.key, csrf: csrf)
         return HTML.page(title: app.name, body: body, csrf: csrf)
     }
@@ -229,6 +230,18 @@ enum DashboardPages {
         for letter in webhook.deadLetters {
             card += "<tr><td>\(HTML.escape(letter.event))</td><td>\(HTML.escape(letter.createdAt))</td><td class=\"n\">\(letter.attempts)</td>"
             card += "<td>\(HTML.escape(letter.lastError ?? ""))</td></tr>"
+        }
+        return card + "</table></div>"
+    }
+
+    /// The app's latest Live Activities and their sends (docs/live-activities.md, "Reports").
+    private static func liveActivitiesCard(_ activities: [LiveActivitySummary]) -> String {
+        var card = "<div class=\"card\"><h2>Live Activities</h2><table><tr><th>Activity</th><th>Attributes type</th>"
+        card += "<th class=\"n\">Messages</th><th class=\"n\">Sent</th><th class=\"n\">Not delivered</th><th class=\"n\">Coalesced</th></tr>"
+        for activity in activities {
+            card += "<tr><td><code>\(HTML.escape(activity.activityID))</code></td><td>\(HTML.escape(activity.attributesType ?? ""))</td>"
+            card += "<td class=\"n\">\(activity.messages)</td><td class=\"n\">\(activity.sent)</td><td class=\"n\">\(activity.failed)</td>"
+            card += "<td class=\"n\">\(activity.coalesced)</td></tr>"
         }
         return card + "</table></div>"
     }

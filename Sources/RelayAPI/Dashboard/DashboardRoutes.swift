@@ -26,6 +26,7 @@ struct DashboardRoutes: Sendable {
         let pool = context.dependencies.pool
         let apps = context.apps
         let webhooks = WebhookRepository(pool: context.dependencies.pool, box: context.dependencies.secretBox)
+        let liveActivities = LiveActivityRepository(pool: context.dependencies.pool)
         let messages = context.messages
         let context = context
 
@@ -88,8 +89,9 @@ struct DashboardRoutes: Sendable {
                     .deliveries
                 webhook = DashboardPages.AppWebhook(metadata: metadata, deadLetters: dead)
             }
+            let activities = try await liveActivities.recent(appKey: appKey)
             return Self.html(200, DashboardPages.app(app, bars: hour, failures: failures, messages: recent.messages, now: now,
-                                                     webhook: webhook, csrf: session.csrfToken(key)))
+                                                     webhook: webhook, liveActivities: activities, csrf: session.csrfToken(key)))
         })
 
         router.add("GET", "/dashboard/messages/{msg_id}", loggedIn(key) { _, parameters, session in

@@ -13,8 +13,12 @@ struct PushRoutes: Sendable {
     func register(in router: inout Router) {
         let messages = context.messages
 
+        let liveActivities = LiveActivitySender(context: context)
+
         router.add("POST", "/v3/push", context.appHandler { request, _, app in
             let push = try await context.answering(PushRequest.parse(request.body), appKey: app.appKey)
+            // `live_activity` in PushRelay's shape goes as a Live Activity push (docs/live-activities.md).
+            if push.liveActivity != nil { return try await liveActivities.send(LiveActivityPush(pushBody: request.body, request: push), app: app) }
             let accepted = try await messages.accept(appID: app.id, request: push, body: request.body)
             context.countAccepted(accepted, appKey: app.appKey)
             context.logIgnored(push, accepted: accepted, appKey: app.appKey)
