@@ -1,5 +1,7 @@
 import APNSSimulator
 import Foundation
+@testable import RelayAPI
+@testable import RelayStore
 import Testing
 
 /// End to end (issue 29): devices register ActivityKit tokens and activity states; a start to
@@ -193,6 +195,14 @@ import Testing
             #expect(try await relay.waitUntilFinished(ids[2]).int("sent_count") == 1)
             #expect(try await relay.message(ids[1]).string("state") == "withdrawn")
             #expect(latest(relay, token)?.count == 2)
+
+            // The dashboard's app page shows the activity with its sends and the coalesced one.
+            let activities = try await LiveActivityRepository(pool: relay.pool).recent(appKey: app.key)
+            #expect(activities == [LiveActivitySummary(activityID: "match", attributesType: nil, messages: 3, sent: 2, failed: 0, coalesced: 1)])
+            let dashboard = try #require(try await DashboardApp.read(key: app.key, pool: relay.pool).first)
+            let page = DashboardPages.app(dashboard, bars: [], failures: [:], messages: [], now: Date(), liveActivities: activities, csrf: "c")
+            #expect(page.contains("<h2>Live Activities</h2>") && page.contains("<code>match</code>"))
+            #expect(!DashboardPages.app(dashboard, bars: [], failures: [:], messages: [], now: Date(), csrf: "c").contains("Live Activities"))
         }
     }
 
