@@ -75,8 +75,8 @@ struct ChannelService: Sendable {
 
     /// What a broadcast must be, in this order: push type `liveactivity` (any case; Apple's
     /// table spells it `Liveactivity`), a valid priority, an `apns-expiration` (0 only for a
-    /// channel that stores nothing), a body of at most 5120 bytes whose `aps` carries a
-    /// Live Activity update or end (`timestamp`, `event`, `content-state`).
+    /// channel that stores nothing), a body of at most 5120 bytes that is a Live Activity
+    /// payload (`LiveActivityPayloadCheck`) of an update or end: a channel starts nothing.
     static func broadcastProblem(_ request: APNSRequest, policy: APNSMessageStoragePolicy) -> APNSReason? {
         guard let pushType = request.pushType else { return .missingPushType }
         guard pushType.lowercased() == "liveactivity" else { return .invalidPushType }
@@ -88,13 +88,9 @@ struct ChannelService: Sendable {
         if let requestID = request.requestID, !APNSRequestValidator.isUUID(requestID) { return .badMessageId }
         if request.bodyLength == 0 { return .payloadEmpty }
         if request.bodyLength > APNSBroadcast.maxPayloadSize { return .payloadTooLarge }
-        return isLiveActivityUpdate(request.body) ? nil : .badPayload
-    }
-
-    /// `aps` with a numeric `timestamp`, `event` `update` or `end`, and a `content-state` object.
-    static func isLiveActivityUpdate(_ body: [UInt8]) -> Bool {
-        guard case let .object(top)? = try? JSONValue.parse(body), case let .object(aps)? = top["aps"] else { return false }
-        guard case .number? = aps["timestamp"], case .object? = aps["content-state"] else { return false }
-        return aps["event"] == .string("update") || aps["event"] == .string("end")
+        if let reason = LiveActivityPayloadCheck.reason(request.body) { return reason }
+        guard case let .object(top)? = try? JSONValue.parse(request.body), case let .object(aps)? = top["aps"],
+              aps["event"] != .string("start") else { return LiveActivityPayloadCheck.invalid }
+        return nil
     }
 }

@@ -65,7 +65,7 @@ struct ChannelInteropTests {
             Issue.record("a storing channel takes an expiration")
             return
         }
-        #expect(await send(none, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)) == .rejected(status: 400, reason: .badPayload, timestamp: nil),
+        #expect(await send(none, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)) == .rejected(status: 400, reason: LiveActivityPayloadCheck.invalid, timestamp: nil),
                 "not a Live Activity update")
         #expect(await send(none, bundleID: Interop.topic + ".push-type.liveactivity")
             == .rejected(status: 400, reason: .topicDisallowed, timestamp: nil))

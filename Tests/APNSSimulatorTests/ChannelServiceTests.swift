@@ -63,9 +63,9 @@ import Testing
         let big = Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{"x":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: 5120)
             + Array(#""}}}"#.utf8)
         #expect(rules(request(body: big), .noMessageStored) == .payloadTooLarge)
-        for body in [#"{"aps":{"event":"update","content-state":{}}}"#, #"{"aps":{"timestamp":1,"event":"start","content-state":{}}}"#,
+        for body in [#"{"aps":{"event":"update","content-state":{}}}"#, #"{"aps":{"timestamp":1,"event":"start","content-state":{},"attributes-type":"T","attributes":{}}}"#,
                      #"{"aps":{"timestamp":1,"event":"end"}}"#, #"{"aps":{"alert":"x"}}"#] {
-            #expect(rules(request(body: Array(body.utf8)), .noMessageStored) == .badPayload, "\(body)")
+            #expect(rules(request(body: Array(body.utf8)), .noMessageStored) == LiveActivityPayloadCheck.invalid, "\(body)")
         }
         #expect(rules(request(body: Array(#"{"aps":{"timestamp":1,"event":"end","content-state":{}}}"#.utf8)), .noMessageStored) == nil)
     }

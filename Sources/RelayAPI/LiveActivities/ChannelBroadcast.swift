@@ -32,7 +32,7 @@ struct ChannelBroadcast: Sendable, Equatable {
     func broadcast(to channel: LiveActivityChannel, bundleID: String, now: Int) throws(JPushError) -> APNSBroadcast {
         APNSBroadcast(bundleID: bundleID, channelID: channel.channelID, priority: priority,
                       expiration: ChannelBroadcastTiming.expiration(storagePolicy: channel.messageStoragePolicy, timeToLive: timeToLive, now: now),
-                      payload: try LiveActivityPayloadBuilder.payload(content, timestamp: now))
+                      payload: try LiveActivityPayloadBuilder.payload(content, timestamp: now, limit: APNSBroadcast.maxPayloadSize))
     }
 
     /// What the send answers: the channel and APNs' request id (for Apple's support).
