@@ -25,6 +25,9 @@ import Testing
     struct AData {
         var rid: String, token: String, alias: String, tag: String, msgID: String, scheduleID: String
         var scheduleName: String, alert: String, appKey: String
+        /// A's Live Activity, with the device's update token, and a channel id of no app (the
+        /// API harness has no APNs: LiveActivityChannelTests probes another app's real channel).
+        var activityID: String, channelID: String
     }
 
     static func probes(_ a: AData) -> [String: Probe] {
@@ -72,6 +75,24 @@ import Testing
             "POST /v3/grouppush": Probe(path: "/v3/grouppush", body: push, expect: .refused),
             "GET /v3/group/messages/detail": Probe(path: "/v3/group/messages/detail?group_msgids=\(a.msgID)", expect: .refused),
             "GET /v3/group/users": Probe(path: "/v3/group/users?time_unit=DAY&start=2026-01-01&duration=3", expect: .refused),
+            // Live Activities: A's device and activity are no device or activity of B.
+            "POST /v3/live-activities/start-tokens": Probe(path: "/v3/live-activities/start-tokens",
+                body: ["registration_id": a.rid, "attributes_type": "BAttributes", "token": DeviceClient.randomToken()], expect: .refused),
+            "POST /v3/live-activities/{activity_id}/tokens": Probe(path: "/v3/live-activities/\(a.activityID)/tokens",
+                body: ["registration_id": a.rid, "token": DeviceClient.randomToken()], expect: .refused),
+            "PUT /v3/live-activities/{activity_id}/state": Probe(path: "/v3/live-activities/\(a.activityID)/state",
+                body: ["registration_id": a.rid, "state": "ended"], expect: .refused),
+            "POST /v3/live-activities": Probe(path: "/v3/live-activities", body: ["event": "start", "activity_id": a.activityID,
+                "audience": ["alias": [a.alias]], "attributes_type": "AAttributes", "attributes": [:], "content_state": [:]], expect: .refused),
+            "POST /v3/live-activities/{activity_id}": Probe(path: "/v3/live-activities/\(a.activityID)",
+                body: ["event": "end", "content_state": [:]], expect: .refused),
+            "GET /v3/live-activities/{activity_id}": Probe(path: "/v3/live-activities/\(a.activityID)", expect: .refused),
+            "POST /v3/live-activities/channels": Probe(path: "/v3/live-activities/channels", body: ["message_storage_policy": 0], expect: .ownNamespace),
+            "GET /v3/live-activities/channels": Probe(path: "/v3/live-activities/channels", expect: .ownNamespace),
+            "GET /v3/live-activities/channels/{channel_id}": Probe(path: "/v3/live-activities/channels/\(a.channelID)", expect: .refused),
+            "DELETE /v3/live-activities/channels/{channel_id}": Probe(path: "/v3/live-activities/channels/\(a.channelID)", expect: .refused),
+            "POST /v3/live-activities/channels/{channel_id}": Probe(path: "/v3/live-activities/channels/\(a.channelID)",
+                body: ["event": "update", "content_state": [:]], expect: .refused),
         ]
     }
 
@@ -95,8 +116,14 @@ import Testing
                 "name": scheduleName, "enabled": true, "trigger": ["single": ["time": formatter.string(from: future)]],
                 "push": ["platform": "ios", "audience": ["tag": [tag]], "notification": ["alert": alert]]])
             let scheduleID = try #require(created.json["schedule_id"] as? String, "A's schedule: \(created.status)")
+            let activityID = "secret-activity-\(UUID().uuidString.prefix(8))"
+            let activityToken = try await a.request("POST", "/v3/live-activities/\(activityID)/tokens",
+                                                    json: ["registration_id": rid, "token": DeviceClient.randomToken()])
+            #expect(activityToken.status == 200, "A's activity token: \(activityToken.status)")
+            let channelID = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             let data = AData(rid: rid, token: token, alias: alias, tag: tag, msgID: msgID, scheduleID: scheduleID,
-                             scheduleName: scheduleName, alert: alert, appKey: a.key)
+                             scheduleName: scheduleName, alert: alert, appKey: a.key, activityID: activityID, channelID: channelID)
             let before = try await snapshot(a, data)
 
             let probes = Self.probes(data)
@@ -118,7 +145,7 @@ import Testing
                 // made B a tag or alias of the same name) must not come back to it.
                 sent += probe.path + (probe.body.map { String(decoding: try! JSONSerialization.data(withJSONObject: $0), as: UTF8.self) } ?? "")
                 let body = String(decoding: reply.body, as: UTF8.self)
-                for secret in [rid, token, alias, tag, msgID, scheduleID, scheduleName, alert, a.key] where !sent.contains(secret) {
+                for secret in [rid, token, alias, tag, msgID, scheduleID, scheduleName, alert, a.key, activityID] where !sent.contains(secret) {
                     #expect(!body.contains(secret), "\(name) leaked A's \(secret) to B: \(body)")
                 }
             }
@@ -153,7 +180,7 @@ import Testing
     private func snapshot(_ a: DeviceClient, _ data: AData) async throws -> String {
         var parts: [String] = []
         for path in ["/v3/devices/\(data.rid)", "/v3/aliases/\(data.alias)", "/v3/tags", "/v3/schedules/\(data.scheduleID)",
-                     "/v3/tags/\(data.tag)/registration_ids/\(data.rid)"] {
+                     "/v3/tags/\(data.tag)/registration_ids/\(data.rid)", "/v3/live-activities/\(data.activityID)"] {
             let reply = try await a.request("GET", path)
             parts.append("\(path) \(reply.status) \(canonical(reply.body))")
         }
