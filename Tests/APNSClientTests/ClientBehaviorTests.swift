@@ -310,8 +310,9 @@ struct ClientBehaviorTests {
 
     @Test func shutdownWaitsForAnswersAlreadyOnTheWire() async throws {
         let answer = DispatchSemaphore(value: 0)
-        let fixture = try await Fixture { _ in
-            answer.wait()  // the server's own connection thread holds the answer back
+        let fixture = try await Fixture { request in
+            // The server's own connection thread holds the first answer back.
+            if request.streamID == 1 { answer.wait() }
             return .respond(status: 200)
         }
         let client = try #require(fixture.client)
@@ -319,8 +320,17 @@ struct ClientBehaviorTests {
         async let result = client.send(Self.notification(id: id))
         try await poll { client.statistics.streamsOpen == 1 }
         async let stopped: Void = client.shutdown()
-        while await client.send(Self.notification()) != .failed(.shutdown) { await Task.yield() }
+        // Until shutdown has begun a send goes on the wire behind the held answer and waits for
+        // it, so each probe is a task of its own (awaited, one would outlast the first's timeout).
+        final class Refused: Sendable { let seen = Mutex(false) }
+        let refused = Refused()
+        var probes: [Task<Void, Never>] = []
+        while !refused.seen.withLock({ $0 }) {
+            probes.append(Task { if await client.send(Self.notification()) == .failed(.shutdown) { refused.seen.withLock { $0 = true } } })
+            await Task.yield()
+        }
         answer.signal()
+        for probe in probes { await probe.value }
         #expect(await result == .accepted(apnsID: id))
         await stopped
         try await poll { fixture.server.openConnections == 0 }
