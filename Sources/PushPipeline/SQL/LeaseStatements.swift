@@ -82,6 +82,10 @@ enum LeaseStatements {
     /// the message is read: the table, or the rows `AudienceStatements.acceptTargetedHandoff`
     /// inserted it with; `LoadedChunk.leased(from:)` reads both. The ids are all the chunk's:
     /// `unrecorded` takes out, on a re-lease, those that have an outcome.
+    ///
+    /// The devices are found by a probe of the primary key per id: with `d.id = ANY (l.device_ids)`
+    /// PostgreSQL hashed a small app's devices by app and tested each against every chunk's ids
+    /// (45,000 tests, 11 ms of a 25 ms batch of 45 chunks in an app of 1,000 devices).
     static func leasedRows(messages: String) -> String {
         """
         SELECT l.id AS chunk_id, l.message_id, l.app_id, l.leases, l.platform,
@@ -94,7 +98,8 @@ enum LeaseStatements {
                d.id, tk.token, d.badge, d.environment, d.active AND tk.token IS NOT NULL AS active
         FROM leased l JOIN \(messages) lm ON lm.id = l.message_id
         CROSS JOIN LATERAL (SELECT \(liveActivity(platform: "l.platform", body: "lm.body")) AS la) k
-        JOIN devices d ON d.app_id = l.app_id AND d.id = ANY (l.device_ids)
+        CROSS JOIN LATERAL unnest(l.device_ids) AS u(id)
+        JOIN devices d ON d.app_id = l.app_id AND d.id = u.id
         CROSS JOIN LATERAL (SELECT \(token(platform: "l.platform", liveActivity: "k.la")) AS token) tk
         """
     }
