@@ -494,7 +494,7 @@ $(printf '%s\n' "${latency_rows[@]}")
 
 Transactional pushes through the API (\`wrk -t2 -c64 -d10s -s scripts/bench/push.lua\`: \`POST /v3/push\`
 to a random one of 1,000 aliases with \`badge: "+1"\`, each push stored, answered and then sent by the same
-process): **$accept/s** accepted (${refused:-0} refused, p99 $accept_p99); when wrk stopped, **$unsent** of them
+process; after 5 s of the same load, sent, and an \`ANALYZE\`, as a database in service has): **$accept/s** accepted (${refused:-0} refused, p99 $accept_p99); when wrk stopped, **$unsent** of them
 were not yet sent (all were within $drained s): **$delivered_rate/s** accepted and sent. pgbench running the
 relay's own accepting statement as PostgreSQL logged it for one more push (\`scripts/bench/accept_pgbench.py\`, 64 clients, -M prepared, the relay
 stopped): $pgbench_rate/s, ratio **$accept_ratio**. CPU per push, from before wrk until the last was sent
