@@ -33,7 +33,7 @@
 ///   to 30,000 requests while 20,000 a second went out: 600 ms in flight, targeted pushes
 ///   waiting up to 880 ms behind them.)
 /// - When the answers queued beyond `shrinkAbove`, it shrinks to what that round trip's rate
-///   (answers a second) needs at the base round trip, at most by half. It halves on an error
+///   needs at the base round trip, at most by half. It halves on an error
 ///   (429, 5xx, a reset, a lost connection) and does not grow at the next round trip. Never
 ///   below `floor` nor above `ceiling`.
 /// - Connections: `baseConnections`, or as many as the window needs at the server's
@@ -99,17 +99,14 @@ struct InFlightWindow: Equatable {
         return min(limits.maxConnections, max(limits.baseConnections, needed))
     }
 
-    /// Queueing below this, in seconds, leaves the round trip as what limits the rate: 5 ms,
-    /// a thirtieth of a longer round trip. (A tenth before: 30 ms at 300 ms let a standing
-    /// queue grow the window on.)
-    static func growBelow(base: Double) -> Double { max(0.005, base / 30) }
+    /// Queueing below this, in seconds, leaves the round trip as what limits the rate.
+    static func growBelow(base: Double) -> Double { max(0.005, base * 0.1) }
 
-    /// Queueing beyond this, in seconds, means a side's CPU (or the path) is full: 25 ms, an
-    /// eighth of a longer round trip. Every request to the same server waits in such a queue,
-    /// a targeted push too. (A quarter before: 75 ms at 300 ms. 15 ms shrank the window at
-    /// 150 ms every other round trip on a loaded 2-core box, whose scheduling alone delays
-    /// the least answer 15–30 ms, and the rate fell to half.)
-    static func shrinkAbove(base: Double) -> Double { max(0.025, base / 8) }
+    /// Queueing beyond this, in seconds, means a side's CPU (or the path) is full. (Tighter
+    /// thresholds, 15–25 ms and base/8, were tried on 2026-12-03: on a loaded 2-core box the
+    /// least answer is 15–70 ms late now and then from scheduling alone, each such round trip
+    /// shrank the window, and at 300 ms the rate fell to 0.40 of the 0 ms one.)
+    static func shrinkAbove(base: Double) -> Double { max(0.020, base * 0.25) }
 
     // MARK: events
 
@@ -157,11 +154,11 @@ struct InFlightWindow: Equatable {
         (intervalStartedAt, intervalEndsAt) = (now, now + max(base, Self.minimumInterval))
         let held = heldDecisions > 0
         heldDecisions = max(0, heldDecisions - 1)
-        // What this round trip's rate needs at the base round trip, with what it may queue.
-        let fits = Int(rate * (base + Self.growBelow(base: base)))
         if queueing > Self.shrinkAbove(base: base) {
-            // At most halved: the queue drains in a round trip or two.
-            return resize(max(size / 2, min(size, fits)))
+            // To what the rate of this round trip takes at the base round trip (rate = size ÷
+            // (base + queueing)), at most halved: the queue drains in a round trip or two.
+            let fits = Double(size) * (base + Self.growBelow(base: base)) / (base + queueing)
+            return resize(max(size / 2, Int(fits)))
         } else if used, queueing < Self.growBelow(base: base), !held, Double(size) <= Self.rateGain * rate * base {
             heldDecisions = 1
             return resize(size + size / 2)
