@@ -327,6 +327,7 @@ final class ConnectionPool {
                 "window": String(size), "connections": String(window.connections),
                 "base_rtt_ms": String(format: "%.1f", (window.baseRoundTrip ?? 0) * 1000),
                 "queueing_ms": String(format: "%.1f", (window.lastQueueing ?? 0) * 1000),
+                "answers_per_second": String(Int(window.lastRate ?? 0)),
             ])
         }
         let target = window.connections

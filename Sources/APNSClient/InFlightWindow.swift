@@ -25,10 +25,17 @@
 ///   rate), then holds a round trip: the answers of the next one were mostly sent before it
 ///   grew, and growing on them too went past what the CPUs take (from 2,000 to the ceiling
 ///   in a second, then a queue of 100–400 ms that shrinking took seconds to drain, every
-///   targeted push waiting in it). When they queued beyond `shrinkAbove`, it shrinks to
-///   what that round trip's rate needs at the base round trip, at most by half. It halves
-///   on an error (429, 5xx, a reset, a lost connection) and does not grow at the next round
-///   trip. Never below `floor` nor above `ceiling`.
+///   targeted push waiting in it).
+/// - It grows only while it is at most `rateGain` × what the answers a second of that round
+///   trip need at the base round trip: a window beyond that is requests waiting somewhere (a
+///   CPU, ours or the server's, or a batch worked through one by one), even when the least
+///   answer does not show it. (Without it, APNs 300 ms away on a 2-core box grew the window
+///   to 30,000 requests while 20,000 a second went out: 600 ms in flight, targeted pushes
+///   waiting up to 880 ms behind them.)
+/// - When the answers queued beyond `shrinkAbove`, it shrinks to what that round trip's rate
+///   needs at the base round trip, at most by half. It halves on an error
+///   (429, 5xx, a reset, a lost connection) and does not grow at the next round trip. Never
+///   below `floor` nor above `ceiling`.
 /// - Connections: `baseConnections`, or as many as the window needs at the server's
 ///   SETTINGS_MAX_CONCURRENT_STREAMS each (`streamsPerConnection`), up to `maxConnections`:
 ///   with APNs' 1,000 streams, more connections only when the round trip limits.
@@ -46,6 +53,8 @@ struct InFlightWindow: Equatable {
     static let epoch = 10.0
     static let minimumInterval = 0.02
     static let minimumAnswers = 32
+    /// How far beyond rate × base round trip the window may grow.
+    static let rateGain = 1.25
 
     let limits: Limits
     /// Requests in flight allowed now.
@@ -56,12 +65,15 @@ struct InFlightWindow: Equatable {
     private var epochMinimum = Double.infinity
     private var previousEpochMinimum = Double.infinity
     private var epochEndsAt: Double?
+    private var intervalStartedAt: Double?
     private var intervalEndsAt: Double?
     private var leastLatency = Double.infinity
     private var answers = 0
     private var peakLoad = 0
     /// Decisions to come that may not grow it: the next one after a growth or an error.
     private var heldDecisions = 0
+    /// The rate of the last interval decided on, in answers a second (for the logs).
+    private(set) var lastRate: Double?
     /// The queueing delay of the last interval decided on, in seconds (for the logs).
     private(set) var lastQueueing: Double?
 
@@ -90,7 +102,10 @@ struct InFlightWindow: Equatable {
     /// Queueing below this, in seconds, leaves the round trip as what limits the rate.
     static func growBelow(base: Double) -> Double { max(0.005, base * 0.1) }
 
-    /// Queueing beyond this, in seconds, means a side's CPU (or the path) is full.
+    /// Queueing beyond this, in seconds, means a side's CPU (or the path) is full. (Tighter
+    /// thresholds, 15–25 ms and base/8, were tried on 2026-12-03: on a loaded 2-core box the
+    /// least answer is 15–70 ms late now and then from scheduling alone, each such round trip
+    /// shrank the window, and at 300 ms the rate fell to 0.40 of the 0 ms one.)
     static func shrinkAbove(base: Double) -> Double { max(0.020, base * 0.25) }
 
     // MARK: events
@@ -111,7 +126,7 @@ struct InFlightWindow: Equatable {
     mutating func pathMeasured(_ seconds: Double, now: Double) {
         if let base = baseRoundTrip, seconds > base {
             (epochMinimum, previousEpochMinimum) = (.infinity, .infinity)
-            (intervalEndsAt, leastLatency, answers, peakLoad) = (nil, .infinity, 0, 0)
+            (intervalStartedAt, intervalEndsAt, leastLatency, answers, peakLoad) = (nil, nil, .infinity, 0, 0)
         }
         sample(seconds, now: now)
     }
@@ -126,16 +141,17 @@ struct InFlightWindow: Equatable {
         answers += 1
         peakLoad = max(peakLoad, load)
         guard let base = baseRoundTrip else { return nil }
-        guard let endsAt = intervalEndsAt else {
-            intervalEndsAt = now + max(base, Self.minimumInterval)
+        guard let endsAt = intervalEndsAt, let startedAt = intervalStartedAt else {
+            (intervalStartedAt, intervalEndsAt) = (now, now + max(base, Self.minimumInterval))
             return nil
         }
         guard now >= endsAt, answers >= Self.minimumAnswers else { return nil }
         let queueing = leastLatency - base
-        lastQueueing = queueing
+        let rate = Double(answers) / max(now - startedAt, 1e-6)
+        (lastQueueing, lastRate) = (queueing, rate)
         let used = peakLoad * 4 >= size * 3
         (leastLatency, answers, peakLoad) = (.infinity, 0, 0)
-        intervalEndsAt = now + max(base, Self.minimumInterval)
+        (intervalStartedAt, intervalEndsAt) = (now, now + max(base, Self.minimumInterval))
         let held = heldDecisions > 0
         heldDecisions = max(0, heldDecisions - 1)
         if queueing > Self.shrinkAbove(base: base) {
@@ -143,7 +159,7 @@ struct InFlightWindow: Equatable {
             // (base + queueing)), at most halved: the queue drains in a round trip or two.
             let fits = Double(size) * (base + Self.growBelow(base: base)) / (base + queueing)
             return resize(max(size / 2, Int(fits)))
-        } else if used, queueing < Self.growBelow(base: base), !held {
+        } else if used, queueing < Self.growBelow(base: base), !held, Double(size) <= Self.rateGain * rate * base {
             heldDecisions = 1
             return resize(size + size / 2)
         }

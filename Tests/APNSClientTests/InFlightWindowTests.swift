@@ -8,11 +8,15 @@ import Testing
 
     /// Feeds one interval's answers (`count` of them, `latency` each, or spread evenly from
     /// `latency` to `latency + spread`, the pool holding `load`) from `start` on, the last at
-    /// its end, and returns the size change (decided with the last) and the end.
+    /// its end, and returns the size change (decided with the last) and the end. Without a
+    /// `count`, as many as `load` requests each taking the mean latency give (Little's law:
+    /// answers a second = load ÷ latency), at most `capacity` a second.
     @discardableResult
     private func interval(_ window: inout InFlightWindow, latency: Double, spread: Double = 0, load: Int, start: Double,
-                          count: Int = 64) -> (size: Int?, end: Double) {
+                          count: Int? = nil, capacity: Double = .infinity) -> (size: Int?, end: Double) {
         let length = max(window.baseRoundTrip ?? latency, InFlightWindow.minimumInterval)
+        let rate = min(capacity, Double(load) / (latency + spread / 2))
+        let count = count ?? max(InFlightWindow.minimumAnswers, Int(rate * length))
         var change: Int?
         for index in 0..<count {
             let now = start + length * Double(index + 1) / Double(count)
@@ -101,16 +105,42 @@ import Testing
         var window = window(base: 0.150)
         var now = 0.0
         var sizes: [Int] = []
-        // Each round trip's answers 150–250 ms (100 ms of spread, a mean of 50 ms over the
+        // Each round trip's answers 150–210 ms (60 ms of spread, a mean of 30 ms over the
         // base: a batch of requests each side takes one after another), the least on time.
         for _ in 0..<6 {
-            let (size, end) = interval(&window, latency: 0.150, spread: 0.100, load: window.size, start: now)
+            let (size, end) = interval(&window, latency: 0.150, spread: 0.060, load: window.size, start: now)
             now = end
             if let size { sizes.append(size) }
         }
         #expect(sizes == [3000, 4500, 6750])
+        // A spread of a mean beyond a quarter of the round trip: the window is more than 1.25 ×
+        // what the rate needs at the base, and holds.
+        let spread = interval(&window, latency: 0.150, spread: 0.100, load: window.size, start: now)
+        #expect(spread.size == nil)
+        now = spread.end
         // A queue that stays delays the least answer too: 90 ms beyond the base, whatever the spread.
         #expect(interval(&window, latency: 0.240, spread: 0.100, load: window.size, start: now).size == 4640)
+    }
+
+    @Test func growsNoFurtherThanWhatTheRateNeedsAtTheBaseRoundTrip() {
+        // APNs 300 ms away, a CPU that sends 20,000 a second, and the least answer on time
+        // (the benchmark's 2-core box: the queue hides in each batch's spread, and the quickest
+        // answer comes within the 30 ms it may queue).
+        var window = window(base: 0.300)
+        var now = 0.0
+        var changes: [Int?] = []
+        for _ in 0..<12 {
+            let (size, end) = interval(&window, latency: 0.301, load: window.size, start: now, capacity: 20_000)
+            now = end
+            changes.append(size)
+        }
+        // 6,750 is within 1.25 × the 6,000 that 20,000 a second need at 300 ms: it grows once
+        // more, and 10,125 is not: it stays.
+        #expect(changes == [3000, nil, 4500, nil, 6750, nil, 10125, nil, nil, nil, nil, nil])
+        // The quickest answers 20 ms late (below the 30 ms it may queue at 300 ms): still no growth.
+        let within = interval(&window, latency: 0.320, load: window.size, start: now, capacity: 20_000)
+        #expect(within.size == nil)
+        #expect(window.size == 10125)
     }
 
     @Test func halvesOnAnErrorAndHoldsStillForTwoRoundTrips() {

@@ -21,6 +21,16 @@ struct QueryTests {
         }
     }
 
+    @Test("a session never JIT-compiles: a statement whose estimate passes jit_above_cost runs without it")
+    func sessionsRunWithoutJIT() async throws {
+        try await TestDatabase.withPool { pool, _ in
+            #expect(try await pool.query("SHOW jit")[0].string("jit") == "off")
+            // An estimate far above jit_above_cost (100,000 by default) plans no JIT either.
+            let plan = try await pool.query("EXPLAIN (FORMAT TEXT) SELECT sum(i) FROM generate_series(1, 100000000) AS i")
+            #expect(try plan.allSatisfy { try !$0.string("QUERY PLAN").contains("JIT") })
+        }
+    }
+
     @Test("NULL goes in as nil and comes out as nil; typed accessors refuse it")
     func nullHandling() async throws {
         try await TestDatabase.withPool { pool, _ in
