@@ -25,6 +25,8 @@ public final class APNSClient: Sendable {
     private let limiter: AsyncLimiter
     /// The urgent sends' window: they never wait for the others' slots.
     private let urgentLimiter: AsyncLimiter
+    /// The fewest free slots a batch waits for before handing requests to the loops.
+    private let handOver: Int
     private let counters = StatisticsCounters()
     private let nextPool = Atomic<Int>(0)
     private let isShutDown = Atomic<Bool>(false)
@@ -67,6 +69,7 @@ public final class APNSClient: Sendable {
         let limiter = AsyncLimiter(limit: floor)
         self.limiter = limiter
         urgentLimiter = AsyncLimiter(limit: max(1, floor / 4))
+        handOver = max(1, floor / 4)
         let logger = logger.with(["component": "apns-client", "apns_host": configuration.host])
         var pools: [LoopBound<ConnectionPool>] = []
         for index in 0..<loopCount {
@@ -140,9 +143,10 @@ public final class APNSClient: Sendable {
         let batch = SendBatch(count: messages.count, limiter: limiter)
         var next = 0
         while next < messages.count {
-            // Wait for a quarter of the window to be free, so the loops get messages in
-            // bulk rather than one freed slot at a time.
-            let chunk = max(1, limiter.limit / 4)
+            // Wait for a quarter of the window's floor to be free, so the loops get messages in
+            // bulk rather than one freed slot at a time. (A quarter of the window itself left a
+            // quarter of a wide window unused: APNs 150 ms away, 6,500 allowed and 4,000 sent.)
+            let chunk = min(handOver, limiter.limit)
             let granted = await limiter.acquire(upTo: messages.count - next, atLeast: min(chunk, messages.count - next))
             let now = clock.monotonicSeconds
             let requests = (next..<(next + granted)).map { index in

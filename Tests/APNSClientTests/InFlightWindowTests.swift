@@ -143,6 +143,18 @@ import Testing
         #expect(window.size == 10125)
     }
 
+    @Test func aBurstAfterAStallDoesNotGrowIt() {
+        // APNs 300 ms away; a round trip in which 5,000 a second were answered (a stall on our
+        // side), then one in which what it held up comes at once: 10,000 in 300 ms.
+        var window = window(base: 0.300)
+        let slow = interval(&window, latency: 0.301, load: window.size, start: 0, capacity: 5_000)
+        #expect(slow.size == nil, "1.25 × 5,000 a second × 300 ms is less than the 2,000 it has")
+        let burst = interval(&window, latency: 0.301, load: window.size, start: slow.end, count: 10_000)
+        #expect(burst.size == nil, "it grows on the lesser rate of the two round trips")
+        let sustained = interval(&window, latency: 0.301, load: window.size, start: burst.end, count: 10_000)
+        #expect(sustained.size == 3000)
+    }
+
     @Test func halvesOnAnErrorAndHoldsStillForTwoRoundTrips() {
         var window = window(base: 0.100)
         var now = 0.0

@@ -55,6 +55,33 @@ import Testing
         #expect(answers.isEmpty)
     }
 
+    /// A constant latency queues answers in due order (the FIFO), jitter now and then one
+    /// earlier (the heap); answers are taken out while more come in, past the FIFO's compaction.
+    @Test func delayedAnswersMixQueuedInOrderAndEarlier() {
+        var answers = DelayedAnswers()
+        var random = SplitMix64(seed: 5)
+        var queued: [UInt64] = []
+        var popped: [UInt64] = []
+        for step in 0..<20_000 {
+            let due = UInt64(step) * 10 + 1_000 - (random.next() % 7 == 0 ? random.next() % 500 : 0)
+            answers.insert(.init(due: due, frame: .pingAck(UInt64(step))))
+            queued.append(due)
+            if step % 100 == 99 {
+                let now = UInt64(step) * 10
+                var batch: [UInt64] = []
+                while let answer = answers.popDue(now: now) { batch.append(answer.due) }
+                #expect(batch.allSatisfy { $0 <= now }, "nothing before it is due")
+                #expect(answers.nextDue.map { $0 > now } ?? true, "everything due was taken")
+                popped += batch
+            }
+        }
+        #expect(answers.count == queued.count - popped.count)
+        while let answer = answers.popDue(now: .max) { popped.append(answer.due) }
+        #expect(popped.sorted() == queued.sorted())
+        #expect(zip(popped, popped.dropFirst()).allSatisfy { $0 <= $1 }, "in due order")
+        #expect(answers.isEmpty && answers.nextDue == nil)
+    }
+
     @Test func jitterIsUniformAroundTheLatencyAndSeeded() {
         let shape = NetworkShape(latencyMilliseconds: 150, jitterMilliseconds: 50)
         var random = SplitMix64(seed: 7)
