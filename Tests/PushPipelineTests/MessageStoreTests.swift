@@ -239,6 +239,39 @@ import TestSupport
         }
     }
 
+    /// A targeted push finds an alias's devices through `devices_alias` in the generic plan
+    /// the pool settles on (an app of 1,000 devices, analysed), in the accepting statements
+    /// and in the resolver's: not by walking the app's devices in id order for `ORDER BY id
+    /// LIMIT` and testing each for the alias.
+    @Test func aTargetedPushFindsItsAliasThroughTheAliasIndex() async throws {
+        try await TestDatabase.withMigratedPool { pool in
+            _ = try await pool.query("""
+                WITH app AS (INSERT INTO apps (app_key, name, secret_hash) VALUES ('0123456789abcdef0123456a', 'p', 'h') RETURNING id)
+                INSERT INTO devices (app_id, token, environment, alias)
+                SELECT app.id, lpad(to_hex(i), 64, '0'), 'production', 'u' || i FROM app, generate_series(0, 999) AS i
+                """)
+            _ = try await pool.query("ANALYZE devices")
+            let statements = [AudienceStatements.acceptTargeted, AudienceStatements.acceptTargetedHandoff, AudienceStatements.makeChunks]
+                .map { $0[.aliases, .ios] }
+            for statement in statements {
+                let plan = try await pool.withConnection { connection in
+                    try connection.query("PREPARE alias_plan AS " + statement.text)
+                    try connection.query("SET plan_cache_mode = force_generic_plan")
+                    defer {
+                        _ = try? connection.query("RESET plan_cache_mode")
+                        _ = try? connection.query("DEALLOCATE alias_plan")
+                    }
+                    let count = try connection.query("SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = 'alias_plan'")[0]
+                        .int("n")
+                    let arguments = Array(repeating: "NULL", count: count).joined(separator: ", ")
+                    return try connection.query("EXPLAIN EXECUTE alias_plan(\(arguments))").map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+                }
+                #expect(plan.contains("devices_alias"), "\(statement.name): \(plan)")
+                #expect(!plan.contains("Filter: (alias = ANY"), "\(statement.name): \(plan)")
+            }
+        }
+    }
+
     /// The override's look-up of the overridden message's collapse id reads one row through
     /// an index on its id (and app), however many messages are stored.
     @Test func theOverriddenMessageIsReadByItsPrimaryKey() async throws {

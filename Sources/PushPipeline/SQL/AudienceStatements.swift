@@ -245,16 +245,27 @@ enum AudienceStatements {
     /// half the time of numbering the rows and grouping them (a window function and an
     /// aggregate per chunk; 230 against 500 ms per 1,000,000 ids, measured alone). One
     /// platform's pass reads no device's platform (the ids alone, from the index).
+    ///
+    /// A list of aliases or registration ids names its few devices: they are found through the
+    /// list's index, then sorted (`OFFSET 0` plans them apart). Planned as one, the generic
+    /// plan the pool settles on walked a small app's devices in id order for `ORDER BY id
+    /// LIMIT` and tested each for the alias: 1,000 rows filtered for an app of 1,000 devices,
+    /// 1.8 ms of a lone targeted accept (with 2,000 devices it took the index).
     private static func slice(_ shape: AudienceShape, _ platforms: AudiencePlatforms, environment: Int, firstList: Int, size: Int,
                               cursor: Int, limit: Int, liveActivity: String) -> String {
         let (read, sliced) = platforms == .all
             ? (", d.platform", "SELECT platform, array_agg(id ORDER BY id) AS ids FROM picked GROUP BY platform")
             : ("", "SELECT '\(platforms.rawValue)'::text AS platform, array_agg(id ORDER BY id) AS ids FROM picked")
-        return """
-        picked AS (
+        let devices = """
             SELECT d.id\(read) FROM devices d
             WHERE \(condition(shape, platforms, environment: environment, firstList: firstList, liveActivity: liveActivity)) AND d.id > $\(cursor)::bigint
-            ORDER BY d.id LIMIT $\(limit)::integer
+            """
+        let picked = shape.isTargeted
+            ? "SELECT f.* FROM (\(devices) OFFSET 0) f ORDER BY f.id LIMIT $\(limit)::integer"
+            : "\(devices) ORDER BY d.id LIMIT $\(limit)::integer"
+        return """
+        picked AS (
+            \(picked)
         ), sliced AS (
             \(sliced)
         ), groups AS (
