@@ -144,8 +144,8 @@ public final class APNSClient: Sendable {
         var next = 0
         while next < messages.count {
             // Wait for a quarter of the window's floor to be free, so the loops get messages in
-            // bulk rather than one freed slot at a time. (A quarter of the window itself left a
-            // quarter of a wide window unused: APNs 150 ms away, 6,500 allowed and 4,000 sent.)
+            // bulk rather than one freed slot at a time. (A quarter of the window itself kept up
+            // to a quarter of a wide window idle: 1,625 requests of 6,500, APNs 150 ms away.)
             let chunk = min(handOver, limiter.limit)
             let granted = await limiter.acquire(upTo: messages.count - next, atLeast: min(chunk, messages.count - next))
             let now = clock.monotonicSeconds
