@@ -73,11 +73,21 @@ simulator() {
 # The APNs simulator, checking JWTs against the bench key; the FCM simulator, trusting a demo
 # service account it makes in $work.
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
-simulator apns-sim sim --jwt-key "$key_id=$work/key.p8"
+# The targeted pushes' APNs is a simulator of its own, "tsim": apns-sim serves every connection
+# from one thread, so sharing it with a broadcast put up to ~100 ms of the simulator's own
+# queueing in front of a targeted request at 300 ms (docs/scaling.md, "The targeted tail at a
+# distance"), which APNs, whose connections do not share one thread, does not. The targeted
+# device is a sandbox one, and the relay's sandbox endpoint is tsim. Both have one certificate.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+  -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$work/apns-key.pem" -out "$work/apns-cert.pem" 2>/dev/null
+for name in sim tsim; do
+  simulator apns-sim "$name" --jwt-key "$key_id=$work/key.p8" --cert "$work/apns-cert.pem" --key "$work/apns-key.pem"
+done
 simulator fcm-sim fcm --demo-account "$work/fcm-account.json"
 
 # The relay: every role in one process, as `make run` starts it.
 start_relay "$url" "$sim_port" PUSHRELAY_APNS_CONNECTIONS=$APNS_CONNECTIONS \
+  PUSHRELAY_APNS_SANDBOX_URL="https://127.0.0.1:$tsim_port" \
   PUSHRELAY_FCM_URL="https://127.0.0.1:$fcm_port" PUSHRELAY_FCM_CA_FILE="$work/fcm.pem"
 
 # Two apps: "big" gets the broadcasts, "small" one device with the alias bench_user.
@@ -103,7 +113,7 @@ curl -sf -X PUT "$base/admin/v1/apps/$droid_key/fcm" -H "Authorization: Bearer $
 droid_auth="Basic $(printf '%s:%s' "$droid_key" "$droid_secret" | base64 -w0)"
 droid_id=$(sql "SELECT id FROM apps WHERE app_key = '$droid_key'")
 small_id=$(sql "SELECT id FROM apps WHERE app_key = '$small_key'")
-sql "INSERT INTO devices (app_id, token, environment, alias) VALUES ($small_id, repeat('cd', 32), 'production', 'bench_user')"
+sql "INSERT INTO devices (app_id, token, environment, alias) VALUES ($small_id, repeat('cd', 32), 'sandbox', 'bench_user')"
 # And 1,000 users u0…u999 (one device each) for the transactional pushes (scripts/bench/push.lua).
 sql "INSERT INTO devices (app_id, token, environment, alias) SELECT $small_id, 'f' || lpad(to_hex(i), 63, '0'), 'production', 'u' || i
      FROM generate_series(0, 999) AS i"
@@ -115,7 +125,7 @@ push() {  # push AUTH BODY → msg_id
   curl -sf -X POST "$base/v3/push" -H "Authorization: $1" -H 'Content-Type: application/json' -d "$2" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["msg_id"])'
 }
-targeted() { push "$small_auth" '{"platform":"ios","audience":{"alias":["bench_user"]},"notification":{"alert":"trade filled"}}'; }
+targeted() { push "$small_auth" '{"platform":"ios","audience":{"alias":["bench_user"]},"notification":{"alert":"trade filled"},"options":{"apns_production":false}}'; }
 wait_done() {  # wait_done MSG_ID TIMEOUT_SECONDS
   for _ in $(seq 1 $(($2 * 10))); do
     [ "$(sql "SELECT state FROM messages WHERE id = $1")" = done ] && return 0
@@ -218,8 +228,11 @@ broadcast() {
   rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
   read -r busy_p50 busy_p99 <<<"$(percentiles "${busy_ids[@]}")"
 }
-# set_latency MS: every answer of the simulator that late from now on.
-set_latency() { curl -sf -X PUT "http://127.0.0.1:$sim_control/network" -d "{\"latency_ms\":$1}" >/dev/null; }
+# set_latency MS: every answer of both APNs simulators that late from now on.
+set_latency() {
+  local control
+  for control in "$sim_control" "$tsim_control"; do curl -sf -X PUT "http://127.0.0.1:$control/network" -d "{\"latency_ms\":$1}" >/dev/null; done
+}
 # The relay's peak RSS (MiB) since the last reset_peak_rss (clear_refs 5: VmHWM back to the
 # current RSS), and over the whole run (run_peak_rss).
 peak_rss() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$relay_pid/status"; }
@@ -456,7 +469,9 @@ HTTP/2 on 127.0.0.1, with PostgreSQL 15 on a unix socket (fsync off) in the same
   broadcast; the reference is their mean.
 - **targeted**: a push to one alias of another app every $INTERVAL s while the broadcast runs
   (\`scripts/bench/targeted.py\`, one kept-alive connection; only pushes accepted before the
-  broadcast finished are counted);
+  broadcast finished are counted), to a sandbox device: the relay's sandbox endpoint is a
+  second apns-sim with the same latency, as APNs does not serve one app's connection from the
+  thread another app's broadcast keeps busy (docs/scaling.md, "The targeted tail at a distance");
   latency from accepted (\`messages.created_at\`) to its APNs answer recorded
   (\`delivery_spans.at\`), both the database's clock. Idle ($TARGETED pushes one after another):
   p50 **$idle_p50 ms**, p99 **$idle_p99 ms**.

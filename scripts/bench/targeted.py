@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Targeted pushes while a broadcast runs (bench-fanout): a push to the alias bench_user
-every INTERVAL seconds over a kept-alive connection, until the broadcast is done (its state
-read from GET /admin/v1/messages/{msg_id} every 0.2 s: the harness's own polling is load on
-the same cores, not part of what is measured) or LIMIT pushes were sent.
+"""Targeted pushes while a broadcast runs (bench-fanout): a push to the alias bench_user (a
+sandbox device: the relay's sandbox endpoint is the targeted pushes' own simulator) every
+INTERVAL seconds over a kept-alive connection, until the broadcast is done (its state read
+from GET /admin/v1/messages/{msg_id} every 0.2 s: the harness's own polling is load on the
+same cores, not part of what is measured) or LIMIT pushes were sent.
 Prints each accepted msg_id.
 
 usage: targeted.py BASE AUTH ADMIN_TOKEN BROADCAST_MSG_ID INTERVAL LIMIT
@@ -14,7 +15,8 @@ interval, limit = float(sys.argv[5]), int(sys.argv[6])
 url = urllib.parse.urlparse(base)
 pushes = http.client.HTTPConnection(url.hostname, url.port)
 reports = http.client.HTTPConnection(url.hostname, url.port)
-body = json.dumps({"platform": "ios", "audience": {"alias": ["bench_user"]}, "notification": {"alert": "trade filled"}})
+body = json.dumps({"platform": "ios", "audience": {"alias": ["bench_user"]}, "notification": {"alert": "trade filled"},
+                   "options": {"apns_production": False}})
 
 
 def call(connection, method, path, headers, data=None):
