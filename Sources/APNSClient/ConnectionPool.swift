@@ -28,6 +28,8 @@ final class ConnectionPool {
     private let limiter: AsyncLimiter
     /// Requests handed to the pool and not yet finished (on streams or waiting).
     private var holding = 0
+    /// Those of them on a connection's stream: the server has them.
+    private var onStreams = 0
     /// The limiter's slots this pool's window stands for.
     private var limiterShare: Int
     /// In the order they were opened: a dispatch fills the first ones first.
@@ -314,7 +316,7 @@ final class ConnectionPool {
     /// A request was answered with `status`, `latency` seconds after it was sent.
     func answerTimed(latency: Double, status: Int, now: Double) {
         // 429 and 5xx: APNs is overwhelmed, or asks us to slow down.
-        resized(status == 429 || status >= 500 ? window.failed() : window.answered(latency: latency, load: holding, now: now))
+        resized(status == 429 || status >= 500 ? window.failed() : window.answered(latency: latency, load: holding, sent: onStreams, now: now))
     }
 
     /// Carries the window's size (when it changed) to the client's limiter, and its
@@ -341,10 +343,12 @@ final class ConnectionPool {
     }
 
     func streamOpened(connectionStreams open: Int) {
+        onStreams += 1
         counters.streamOpened(connectionStreams: open)
     }
 
     func streamsEnded(_ count: Int) {
+        onStreams -= count
         counters.streamsEnded(count)
     }
 

@@ -26,12 +26,17 @@
 ///   grew, and growing on them too went past what the CPUs take (from 2,000 to the ceiling
 ///   in a second, then a queue of 100–400 ms that shrinking took seconds to drain, every
 ///   targeted push waiting in it).
-/// - It grows only while it is at most `rateGain` × what the answers a second of that round
-///   trip need at the base round trip: a window beyond that is requests waiting somewhere (a
-///   CPU, ours or the server's, or a batch worked through one by one), even when the least
-///   answer does not show it. (Without it, APNs 300 ms away on a 2-core box grew the window
-///   to 30,000 requests while 20,000 a second went out: 600 ms in flight, targeted pushes
-///   waiting up to 880 ms behind them.) The rate is the lesser of that round trip's and the
+/// - It grows only while the requests the server had (on streams) as the round trip began
+///   are at most `rateGain` × what the answers a second of that round trip need at the base
+///   round trip: more is requests waiting somewhere (a CPU, ours or the server's, or a batch
+///   worked through one by one), even when the least answer does not show it. (Without it,
+///   APNs 300 ms away on a 2-core box grew the window to 30,000 requests while 20,000 a
+///   second went out: 600 ms in flight, targeted pushes waiting up to 880 ms behind them.)
+///   Requests waiting for a stream are not counted: the connections a growth opens take
+///   streams one more per answer, and counting the requests waiting for them held each
+///   growth for 8 round trips (2.5 s at 300 ms) until they caught up. It does not grow past
+///   twice what is on streams, so a pool whose connections do not open stays near its size.
+///   The rate is the lesser of that round trip's and the
 ///   one before: answers held up by a stall come in a burst when it ends (one round trip
 ///   of them measured 31,831 a second in a broadcast that averaged 16,432, and grew the
 ///   window from 10,125 to 15,187).
@@ -73,6 +78,8 @@ struct InFlightWindow: Equatable {
     private var leastLatency = Double.infinity
     private var answers = 0
     private var peakLoad = 0
+    /// Requests on streams as the interval began: what its answers are the answers of.
+    private var sentAtStart = 0
     /// Decisions to come that may not grow it: the next one after a growth or an error.
     private var heldDecisions = 0
     /// The rate of the last interval decided on, in answers a second (for the logs, and the
@@ -136,17 +143,17 @@ struct InFlightWindow: Equatable {
     }
 
     /// A request was answered `latency` seconds after it was sent, while the pool held
-    /// `load` requests (on streams and waiting for one).
+    /// `load` requests (on streams and waiting for one), `sent` of them on streams.
     ///
     /// - Returns: the new size, when it changed.
-    mutating func answered(latency: Double, load: Int, now: Double) -> Int? {
+    mutating func answered(latency: Double, load: Int, sent: Int, now: Double) -> Int? {
         sample(latency, now: now)
         leastLatency = min(leastLatency, latency)
         answers += 1
         peakLoad = max(peakLoad, load)
         guard let base = baseRoundTrip else { return nil }
         guard let endsAt = intervalEndsAt, let startedAt = intervalStartedAt else {
-            (intervalStartedAt, intervalEndsAt) = (now, now + max(base, Self.minimumInterval))
+            (intervalStartedAt, intervalEndsAt, sentAtStart) = (now, now + max(base, Self.minimumInterval), sent)
             return nil
         }
         guard now >= endsAt, answers >= Self.minimumAnswers else { return nil }
@@ -155,8 +162,9 @@ struct InFlightWindow: Equatable {
         let steadyRate = min(rate, lastRate ?? rate)
         (lastQueueing, lastRate) = (queueing, rate)
         let used = peakLoad * 4 >= size * 3
+        let sentBefore = sentAtStart
         (leastLatency, answers, peakLoad) = (.infinity, 0, 0)
-        (intervalStartedAt, intervalEndsAt) = (now, now + max(base, Self.minimumInterval))
+        (intervalStartedAt, intervalEndsAt, sentAtStart) = (now, now + max(base, Self.minimumInterval), sent)
         let held = heldDecisions > 0
         heldDecisions = max(0, heldDecisions - 1)
         if queueing > Self.shrinkAbove(base: base) {
@@ -164,7 +172,8 @@ struct InFlightWindow: Equatable {
             // (base + queueing)), at most halved: the queue drains in a round trip or two.
             let fits = Double(size) * (base + Self.growBelow(base: base)) / (base + queueing)
             return resize(max(size / 2, Int(fits)))
-        } else if used, queueing < Self.growBelow(base: base), !held, Double(size) <= Self.rateGain * steadyRate * base {
+        } else if used, queueing < Self.growBelow(base: base), !held, size <= 2 * sentBefore,
+                  Double(sentBefore) <= Self.rateGain * steadyRate * base {
             heldDecisions = 1
             return resize(size + size / 2)
         }

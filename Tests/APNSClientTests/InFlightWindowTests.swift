@@ -7,31 +7,34 @@ import Testing
     private static let limits = InFlightWindow.Limits(floor: 2000, ceiling: 32000, baseConnections: 2, maxConnections: 32)
 
     /// Feeds one interval's answers (`count` of them, `latency` each, or spread evenly from
-    /// `latency` to `latency + spread`, the pool holding `load`) from `start` on, the last at
-    /// its end, and returns the size change (decided with the last) and the end. Without a
-    /// `count`, as many as `load` requests each taking the mean latency give (Little's law:
-    /// answers a second = load ÷ latency), at most `capacity` a second.
+    /// `latency` to `latency + spread`, the pool holding `load`, `sent` of them on streams:
+    /// all without it) from `start` on, the last at its end, and returns the size change
+    /// (decided with the last) and the end. Without a `count`, as many as `sent` requests each
+    /// taking the mean latency give (Little's law: answers a second = sent ÷ latency), at most
+    /// `capacity` a second.
     @discardableResult
-    private func interval(_ window: inout InFlightWindow, latency: Double, spread: Double = 0, load: Int, start: Double,
-                          count: Int? = nil, capacity: Double = .infinity) -> (size: Int?, end: Double) {
+    private func interval(_ window: inout InFlightWindow, latency: Double, spread: Double = 0, load: Int, sent: Int? = nil,
+                          start: Double, count: Int? = nil, capacity: Double = .infinity) -> (size: Int?, end: Double) {
+        let sent = sent ?? load
         let length = max(window.baseRoundTrip ?? latency, InFlightWindow.minimumInterval)
-        let rate = min(capacity, Double(load) / (latency + spread / 2))
+        let rate = min(capacity, Double(sent) / (latency + spread / 2))
         let count = count ?? max(InFlightWindow.minimumAnswers, Int(rate * length))
         var change: Int?
         for index in 0..<count {
             let now = start + length * Double(index + 1) / Double(count)
             // The slowest first: the least answer comes last, as the interval is decided.
             let late = spread * Double(count - 1 - index) / Double(count - 1)
-            if let size = window.answered(latency: latency + late, load: load, now: now) { change = size }
+            if let size = window.answered(latency: latency + late, load: load, sent: sent, now: now) { change = size }
         }
         return (change, start + length)
     }
 
-    /// A window whose base round trip is `base` (a PING) and whose first interval starts at 0.
+    /// A window whose base round trip is `base` (a PING) and whose first interval starts at 0,
+    /// with the floor's requests on streams.
     private func window(base: Double) -> InFlightWindow {
         var window = InFlightWindow(limits: Self.limits)
         window.roundTrip(base, now: 0)
-        #expect(window.answered(latency: base, load: 0, now: 0) == nil)
+        #expect(window.answered(latency: base, load: window.size, sent: window.size, now: 0) == nil)
         return window
     }
 
@@ -155,6 +158,29 @@ import Testing
         #expect(sustained.size == 3000)
     }
 
+    @Test func requestsWaitingForAStreamDoNotHoldItsGrowth() {
+        // APNs 300 ms away. Grown to 3,000, the pool has 2,000 on its two connections' streams
+        // (1,000 each) while the third takes streams one more per answer: 6,645 answers a
+        // second, and 1.25 × 6,645 × 300 ms = 2,492 is less than the window but more than
+        // what the server has.
+        var window = window(base: 0.300)
+        let first = interval(&window, latency: 0.301, load: window.size, start: 0)
+        #expect(first.size == 3000)
+        let held = interval(&window, latency: 0.301, load: 3000, sent: 2000, start: first.end)
+        #expect(held.size == nil, "the round trip after a growth answers what was sent before it")
+        let lagging = interval(&window, latency: 0.301, load: 3000, sent: 2000, start: held.end)
+        #expect(lagging.size == 4500)
+        // Connections that do not open: 1,000 on streams of the 4,500 held. The rate needs no
+        // more than it has, but the window is past twice what the server has: it holds.
+        var now = interval(&window, latency: 0.301, load: 4500, sent: 1000, start: lagging.end).end
+        for _ in 0..<4 {
+            let stuck = interval(&window, latency: 0.301, load: 4500, sent: 1000, start: now)
+            #expect(stuck.size == nil)
+            now = stuck.end
+        }
+        #expect(window.size == 4500)
+    }
+
     @Test func halvesOnAnErrorAndHoldsStillForTwoRoundTrips() {
         var window = window(base: 0.100)
         var now = 0.0
@@ -197,7 +223,7 @@ import Testing
         // A PING sent while the pool held nothing: the path alone, the base at once.
         window.pathMeasured(0.150, now: now)
         #expect(window.baseRoundTrip == 0.150)
-        _ = window.answered(latency: 0.151, load: window.size, now: now)
+        _ = window.answered(latency: 0.151, load: window.size, sent: window.size, now: now)
         #expect(interval(&window, latency: 0.151, load: window.size, start: now).size == 3000)
         // A shorter one is any other sample: the least stays the base.
         window.pathMeasured(0.100, now: now + 1)
