@@ -36,10 +36,9 @@
 ///   streams one more per answer, and counting the requests waiting for them held each
 ///   growth for 8 round trips (2.5 s at 300 ms) until they caught up. It does not grow past
 ///   twice what is on streams, so a pool whose connections do not open stays near its size.
-///   The rate is the lesser of that round trip's and the
-///   one before: answers held up by a stall come in a burst when it ends (one round trip
-///   of them measured 31,831 a second in a broadcast that averaged 16,432, and grew the
-///   window from 10,125 to 15,187).
+///   The rate is the lesser of that round trip's and the one before: answers held up by a
+///   stall come in a burst when it ends (one round trip of them measured 31,831 a second in
+///   a broadcast that averaged 16,432, and grew the window from 10,125 to 15,187).
 /// - When the answers queued beyond `shrinkAbove`, it shrinks to what that round trip's rate
 ///   needs at the base round trip, at most by half. It halves on an error
 ///   (429, 5xx, a reset, a lost connection) and does not grow at the next round trip. Never
